@@ -1,0 +1,43 @@
+/**
+ * Typed errors of the model layer. Each names the offending field by its JSON path
+ * (e.g. `serviceTime.table.values[3]`) so that the CLI and the gRPC service can report
+ * it verbatim (the service maps ScenarioError to INVALID_ARGUMENT).
+ */
+export class ScenarioError extends Error {
+  override readonly name = 'ScenarioError';
+  constructor(
+    /** JSON path of the offending field, e.g. `objective.powerWeight`. */
+    readonly field: string,
+    /** What is wrong, with the bound that was violated. */
+    readonly reason: string,
+  ) {
+    super(`${field}: ${reason}`);
+  }
+}
+
+/** A request that is valid but exceeds a documented resource bound (states, memory, work). */
+export class LimitError extends Error {
+  override readonly name = 'LimitError';
+  constructor(
+    readonly field: string,
+    readonly reason: string,
+  ) {
+    super(`${field}: ${reason}`);
+  }
+}
+
+/** Raised when a solve or evaluation is aborted through its AbortSignal. */
+export class AbortError extends Error {
+  override readonly name = 'AbortError';
+  constructor(reason = 'the operation was aborted') {
+    super(reason);
+  }
+}
+
+/** Throws AbortError when the signal has fired. Cheap enough to call between sweeps. */
+export function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) {
+    const r: unknown = signal.reason;
+    throw new AbortError(r instanceof Error ? r.message : typeof r === 'string' ? r : undefined);
+  }
+}

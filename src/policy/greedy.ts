@@ -1,0 +1,78 @@
+import type { CompiledModel } from '../model/compile.js';
+
+/**
+ * One Bellman step of the transformed MDP (spec §3) at relative values h:
+ *   gap[s]    = min_a [ c̃(s,a) + (τ/y_a)·(E_a h(s) − h(s)) ]   (= V_{n+1}(s) − h(s))
+ *   policy[s] = the minimising action.
+ * With `keep`, an action of `keep` within a relative 1e-12 of the minimum is kept, so that
+ * policy iteration never cycles between equally good actions.
+ */
+export function bellmanStep(
+  model: CompiledModel,
+  h: Float64Array,
+  gap: Float64Array,
+  policy: Int32Array,
+  keep?: Int32Array,
+): void {
+  const { S, B, tau, lambda, costSlope, kappa, sojourn, pmfOffset, pmfStart, pmfLength, pmf } = model;
+  const { tailFirstState, tailStart, tailCoef } = model;
+  const hS = h[S];
+  const hS1 = h[S - 1];
+  const hS2 = h[S - 2];
+  const waitRate = tau * lambda;
+  for (let s = 0; s <= S; s++) {
+    const hs = h[s];
+    const hold = costSlope * s;
+    let best = Infinity;
+    let arg = 0;
+    let keepValue = Infinity;
+    const kept = keep ? keep[s] : -1;
+    if (s < S) {
+      best = hold + kappa[0] + waitRate * (h[s + 1] - hs);
+      if (kept === 0) keepValue = best;
+    }
+    const bmax = s < B ? s : B;
+    for (let b = 1; b <= bmax; b++) {
+      const j0 = s - b + pmfOffset[b];
+      const st = pmfStart[b];
+      let nIn = S - j0 + 1;
+      if (nIn > pmfLength[b]) nIn = pmfLength[b];
+      let acc = 0;
+      for (let i = 0; i < nIn; i++) acc += pmf[st + i] * h[j0 + i];
+      const first = tailFirstState[b];
+      if (s >= first) {
+        const r = (tailStart[b] + s - first) * 3;
+        acc += tailCoef[r] * hS + tailCoef[r + 1] * hS1 + tailCoef[r + 2] * hS2;
+      }
+      const v = hold + kappa[b] + (tau / sojourn[b]) * (acc - hs);
+      if (v < best) {
+        best = v;
+        arg = b;
+      }
+      if (b === kept) keepValue = v;
+    }
+    if (kept >= 0 && kept !== arg && keepValue - best <= 1e-12 * Math.abs(best)) {
+      best = keepValue;
+      arg = kept;
+    }
+    gap[s] = best;
+    policy[s] = arg;
+  }
+}
+
+/** Odoni bounds of a Bellman step: min and max of the gap. */
+export function gapBounds(gap: Float64Array): { lower: number; upper: number } {
+  let lower = Infinity;
+  let upper = -Infinity;
+  for (let s = 0; s < gap.length; s++) {
+    const v = gap[s];
+    if (v < lower) lower = v;
+    if (v > upper) upper = v;
+  }
+  return { lower, upper };
+}
+
+/** Whether the certified interval is tight enough: M − m ≤ ε·|m|. */
+export function boundsConverged(lower: number, upper: number, tolerance: number): boolean {
+  return upper - lower <= tolerance * Math.abs(lower);
+}

@@ -1,0 +1,49 @@
+import type { CompiledModel } from '../model/compile.js';
+import { BandChain, solveChain } from './chain.js';
+
+export interface ModelEvaluation {
+  /** Average cost of the policy on the truncated, tail-corrected model. */
+  readonly gain: number;
+  /** SMDP relative values h (h = τ·h̃), h(0) = 0. */
+  readonly values: Float64Array;
+}
+
+/**
+ * Exact evaluation of a policy on the truncated model itself, tail extrapolation included
+ * (the chain then has a few negative coefficients near S, which the reduction tolerates):
+ * the evaluation step of policy iteration.
+ */
+export function evaluateOnModel(model: CompiledModel, policy: Int32Array): ModelEvaluation {
+  const { S, B, costSlope, kappa, sojourn, pmfOffset, pmfStart, pmfLength, pmf } = model;
+  const { tailFirstState, tailStart, tailCoef } = model;
+  const n = S + 1;
+  const ch = new BandChain(n, Math.max(B, 2), model.upReach);
+  const { a, width: W, lo } = ch;
+  for (let s = 0; s < n; s++) {
+    const act = policy[s];
+    const row = s * W - s + lo;
+    if (act === 0) {
+      a[row + s + 1] += 1;
+    } else {
+      const j0 = s - act + pmfOffset[act];
+      const st = pmfStart[act];
+      const nIn = Math.min(pmfLength[act], S - j0 + 1);
+      for (let i = 0; i < nIn; i++) a[row + j0 + i] += pmf[st + i];
+      const first = tailFirstState[act];
+      if (s >= first) {
+        const r = (tailStart[act] + s - first) * 3;
+        a[row + S] += tailCoef[r];
+        a[row + S - 1] += tailCoef[r + 1];
+        a[row + S - 2] += tailCoef[r + 2];
+      }
+    }
+    const y = sojourn[act];
+    ch.reward[s] = (costSlope * s + kappa[act]) * y;
+    ch.time[s] = y;
+  }
+  const sol = solveChain(ch, { stationary: false });
+  const h = sol.values;
+  const h0 = h[0];
+  for (let s = 0; s < n; s++) h[s] -= h0;
+  return { gain: sol.gain, values: h };
+}

@@ -1,0 +1,53 @@
+import type { CompiledModel } from '../model/compile.js';
+
+export type StopReason = 'converged' | 'max-iterations';
+
+/** Sent every `progressEvery` iterations (and at the end). */
+export interface SolverProgress {
+  readonly iteration: number;
+  /** Current Odoni bounds m_n ≤ g* ≤ M_n of the truncated model. */
+  readonly lower: number;
+  readonly upper: number;
+  /** Greedy policy of the current step, states 0..S. */
+  readonly policy: Int32Array;
+  readonly maxQueue: number;
+}
+
+export interface SolveOptions {
+  /** Stop when M − m ≤ tolerance·|m|. */
+  readonly tolerance: number;
+  /** 0 = the solver's own default. */
+  readonly maxIterations: number;
+  /** Relative values h̃ (length S+1) and/or a policy to start from. */
+  readonly warmStart?: { readonly values?: Float64Array; readonly policy?: Int32Array };
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (p: SolverProgress) => void;
+  /** Iterations between progress callbacks (default: solver-specific). */
+  readonly progressEvery?: number;
+}
+
+export interface SolverOutput {
+  /** Actions for states 0..S. */
+  readonly policy: Int32Array;
+  /** Relative values h̃ of the transformed MDP at the end (h̃(0) = 0). */
+  readonly values: Float64Array;
+  readonly lower: number;
+  readonly upper: number;
+  readonly iterations: number;
+  readonly stopReason: StopReason;
+  /** Solver method, e.g. `policy-iteration`. */
+  readonly method: string;
+  readonly backend: string;
+  /** Adapter description (GPU backends). */
+  readonly adapter: string;
+  /** GPU sweeps run before the f64 polish (GPU backends). */
+  readonly gpuIterations?: number;
+  /** f64 policy-iteration steps after the GPU (GPU backends). */
+  readonly polishSteps?: number;
+}
+
+/** Every solver, CPU or GPU, sits behind this: configuration in the object, the model in the call. */
+export interface Solver {
+  readonly backend: string;
+  solve(model: CompiledModel, options: SolveOptions): Promise<SolverOutput>;
+}
