@@ -81,6 +81,7 @@ function optionalNumber(o: Obj, key: string, path: string, rule: NumberRule, fal
 function enumValue<T extends string>(o: Obj, key: string, path: string, values: readonly T[], fallback: T): T {
   const v = o[key];
   if (v === undefined || v === null || v === '') return fallback;
+  if (v === 'METHOD_AUTO') return fallback;
   if (typeof v !== 'string' || !values.includes(v.toUpperCase() as T)) {
     throw new ScenarioError(path, `must be one of ${values.join(', ')} (got ${describe(v)})`);
   }

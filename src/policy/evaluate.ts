@@ -75,7 +75,7 @@ export function evaluatePolicy(p: ModelParams, policy: Policy, opts: EvaluateOpt
       );
     }
     const chain = buildPolicyChain(p, policy, pmfs, n, lo, hi);
-    const sol = solveChain(chain, { values: false });
+    const sol = solveChain(chain);
     let top = 0;
     for (let s = Math.max(0, n - reach); s < n; s++) top += sol.stationary[s];
     if (top < EXTENSION_TOP_MASS) return { ...figures(p, policy, sol.stationary), stationary: sol.stationary, states: n };

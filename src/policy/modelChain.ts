@@ -6,6 +6,8 @@ export interface ModelEvaluation {
   readonly gain: number;
   /** SMDP relative values h (h = τ·h̃), h(0) = 0. */
   readonly values: Float64Array;
+  /** Most likely state under the policy: the reference to use for the next evaluation. */
+  readonly mode: number;
 }
 
 /**
@@ -13,7 +15,7 @@ export interface ModelEvaluation {
  * (the chain then has a few negative coefficients near S, which the reduction tolerates):
  * the evaluation step of policy iteration.
  */
-export function evaluateOnModel(model: CompiledModel, policy: Int32Array): ModelEvaluation {
+export function evaluateOnModel(model: CompiledModel, policy: Int32Array, ref?: number): ModelEvaluation {
   const { S, B, costSlope, kappa, sojourn, pmfOffset, pmfStart, pmfLength, pmf } = model;
   const { tailFirstState, tailStart, tailCoef } = model;
   const n = S + 1;
@@ -41,9 +43,12 @@ export function evaluateOnModel(model: CompiledModel, policy: Int32Array): Model
     ch.reward[s] = (costSlope * s + kappa[act]) * y;
     ch.time[s] = y;
   }
-  const sol = solveChain(ch, { stationary: false });
+  // Without a reference from a previous, similar policy, find the mode first (the
+  // stationary distribution is accurate from any reference; the values are not).
+  const r = ref ?? solveChain(ch).mode;
+  const sol = solveChain(ch, { ref: r });
   const h = sol.values;
   const h0 = h[0];
   for (let s = 0; s < n; s++) h[s] -= h0;
-  return { gain: sol.gain, values: h };
+  return { gain: sol.gain, values: h, mode: sol.mode };
 }

@@ -34,13 +34,15 @@ export async function policyIteration(model: CompiledModel, opts: SolveOptions):
   }
   const maxIterations = opts.maxIterations > 0 ? opts.maxIterations : DEFAULT_PI_MAX_ITERATIONS;
   const yielder = new Yielder(opts.signal);
-  let values = new Float64Array(n);
+  let values: Float64Array = new Float64Array(n);
   let lower = -Infinity;
   let upper = Infinity;
   let iteration = 0;
+  let ref: number | undefined;
   while (iteration < maxIterations) {
     await yielder.check();
-    const ev = evaluateOnModel(model, policy);
+    const ev = evaluateOnModel(model, policy, ref);
+    ref = ev.mode;
     values = ev.values;
     for (let s = 0; s < n; s++) values[s] /= model.tau; // h̃ = h/τ
     bellmanStep(model, values, gap, next, policy);

@@ -1,0 +1,63 @@
+import type { PolicySummary } from '../policy/policy.js';
+import type { EvaluationResult, SolveResult } from '../solve/result.js';
+
+const ms = (s: number): string => `${(s * 1e3).toFixed(4)} ms`;
+
+/** Consecutive queue lengths with the same action, as "a–b: action". */
+export function actionRuns(actions: readonly number[], from = 0): string[] {
+  const runs: string[] = [];
+  let start = from;
+  for (let s = from + 1; s <= actions.length; s++) {
+    if (s === actions.length || actions[s] !== actions[start]) {
+      const range = s - 1 === start ? `${start}` : `${start}–${s - 1}`;
+      runs.push(`${range}: ${actions[start] === 0 ? 'wait' : `serve ${actions[start]}`}`);
+      start = s;
+    }
+  }
+  return runs;
+}
+
+export function describePolicy(p: PolicySummary, B: number): string[] {
+  const lines = [
+    p.controlLimit <= 1
+      ? `serve as soon as anything is queued (up to ${B} at a time)`
+      : `wait until ${p.controlLimit} requests are queued, then serve them all (up to ${B} at a time)`,
+  ];
+  if (p.isControlLimit) {
+    lines[0] += '  [pure control-limit policy]';
+  } else if (p.deviations.length > 0) {
+    const first = p.deviations[0].queue;
+    const runs = actionRuns(p.actions, first);
+    const shown = runs.slice(0, 8).join('; ');
+    lines.push(`except from queue length ${first} on: ${shown}${runs.length > 8 ? `; … (${runs.length - 8} more runs)` : ''}`);
+  }
+  return lines;
+}
+
+function figures(r: EvaluationResult): string[] {
+  return [
+    `  mean response time  ${ms(r.meanResponseTime)}`,
+    `  mean power          ${r.meanPower.toFixed(4)} W`,
+    `  throughput          ${r.throughput.toFixed(2)} /s   utilisation ${(r.utilization * 100).toFixed(2)} %   mean batch ${r.meanBatchSize.toFixed(3)}`,
+  ];
+}
+
+export function formatSolve(r: SolveResult, B: number): string {
+  const s = r.solver;
+  const out = [
+    'Optimal policy:',
+    ...describePolicy(r.policy, B).map((l) => `  ${l}`),
+    `Average cost g = ${r.averageCost.toPrecision(12)}  (certified optimum in [${r.averageCostLower.toPrecision(12)}, ${r.averageCostUpper.toPrecision(12)}])`,
+    ...figures(r),
+    `Solver: ${s.backend}${s.adapter ? ` (${s.adapter})` : ''}, ${s.method}, S = ${s.maxQueue} (${s.states} states), ` +
+      `${s.iterations} iterations, ${(s.seconds * 1e3).toFixed(1)} ms, tail mass ${s.tailMass.toExponential(2)}, ${s.stopReason}`,
+  ];
+  if (s.stopReason !== 'converged') out.push('warning: the iteration cap was reached before the bounds met the tolerance');
+  return out.join('\n');
+}
+
+export function formatEvaluation(r: EvaluationResult, B: number): string {
+  return ['Policy:', ...describePolicy(r.policy, B).map((l) => `  ${l}`), `Average cost g = ${r.averageCost.toPrecision(12)}`, ...figures(r)].join(
+    '\n',
+  );
+}
