@@ -25,15 +25,15 @@ export const TAIL_CUT = 1e-15;
  */
 type Ratio = (k: number) => number;
 
-function lawRatio(dist: Distribution, mu: number, cv: number): { ratio: Ratio; mode: number } {
+function lawRatio(dist: Distribution, mu: number, cv: number): { ratio: Ratio; mode: number; limit: number } {
   if (dist === 'DETERMINISTIC' || cv === 0) {
-    return { ratio: (k) => mu / (k + 1), mode: Math.floor(mu) };
+    return { ratio: (k) => mu / (k + 1), mode: Math.floor(mu), limit: 0 };
   }
   const r = 1 / (cv * cv);
   const lt = mu * cv * cv; // λθ
   const q = lt / (1 + lt);
   const mode = r > 1 ? Math.floor(((r - 1) * q) / (1 - q)) : 0;
-  return { ratio: (k) => (q * (k + r)) / (k + 1), mode };
+  return { ratio: (k) => (q * (k + r)) / (k + 1), mode, limit: q };
 }
 
 /**
@@ -44,7 +44,7 @@ function lawRatio(dist: Distribution, mu: number, cv: number): { ratio: Ratio; m
  */
 export function arrivalPmf(dist: Distribution, lambda: number, meanService: number, secondMoment: number, cv: number): ArrivalPmf {
   const mu = lambda * meanService;
-  const { ratio, mode } = lawRatio(dist, mu, cv);
+  const { ratio, mode, limit } = lawRatio(dist, mu, cv);
   const up: number[] = [1];
   const down: number[] = [];
   // Upwards from the mode: stop when a geometric bound on the remaining mass is negligible.
@@ -54,11 +54,12 @@ export function arrivalPmf(dist: Distribution, lambda: number, meanService: numb
   for (let k = mode; ; k++) {
     const rho = ratio(k);
     const next = t * rho;
-    // For these laws the ratio is non-increasing in k once past the mode, or bounded by q < 1,
-    // so t·ρ/(1−ρ) bounds the rest of the tail.
-    const boundRho = Math.min(rho, 1 - 1e-300);
-    const bound = (t * boundRho) / (1 - boundRho);
-    if (rho < 1 && bound < TAIL_CUT * sum) {
+    // Past the mode every later ratio is at most max(ρ, limit) (the ratio falls towards its
+    // limit when shape ≥ 1 and rises towards it when shape < 1), so a geometric series with
+    // that ratio bounds the rest of the tail.
+    const sup = Math.max(rho, limit);
+    const bound = (t * sup) / (1 - sup);
+    if (sup < 1 && bound < TAIL_CUT * sum) {
       upperRest = bound;
       break;
     }

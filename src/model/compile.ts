@@ -97,6 +97,9 @@ export function buildPmfTable(p: ModelParams): PmfTable {
   return { offset, start, length, probs, m0, m1, m2 };
 }
 
+/** Smallest truncation level: the tail extrapolation reads h(S−2). */
+export const MIN_MAX_QUEUE = 2;
+
 /** Data-transformation step of spec §3. */
 export function transformationStep(p: ModelParams): number {
   let minY = 1 / p.arrivalRate;
@@ -111,8 +114,8 @@ export function bandWidth(model: Pick<CompiledModel, 'B' | 'upReach'>): number {
 
 export function compileModel(p: ModelParams, S: number, pmfs: PmfTable = buildPmfTable(p)): CompiledModel {
   const B = p.maxBatchSize;
-  if (!Number.isInteger(S) || S < Math.max(B, 2)) {
-    throw new LimitError('solver.maxQueue', `must be ≥ max(maxBatchSize, 2) = ${Math.max(B, 2)} (got ${S})`);
+  if (!Number.isInteger(S) || S < MIN_MAX_QUEUE) {
+    throw new LimitError('solver.maxQueue', `must be an integer ≥ ${MIN_MAX_QUEUE} (got ${S})`);
   }
   if (S > LIMITS.maxQueue) throw new LimitError('solver.maxQueue', `must be ≤ ${LIMITS.maxQueue} (got ${S})`);
   const lambda = p.arrivalRate;

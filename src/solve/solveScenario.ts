@@ -1,4 +1,4 @@
-import { buildPmfTable, compileModel, type CompiledModel, type PmfTable } from '../model/compile.js';
+import { buildPmfTable, compileModel, MIN_MAX_QUEUE, type CompiledModel, type PmfTable } from '../model/compile.js';
 import { LimitError, ScenarioError, throwIfAborted } from '../model/errors.js';
 import { LIMITS } from '../model/limits.js';
 import type { Backend, Method, ModelParams, ValidatedScenario } from '../model/scenario.js';
@@ -55,10 +55,10 @@ export async function solveScenarioDetailed(input: unknown, opts: ScenarioSolveO
   const B = p.maxBatchSize;
   const pmfs = buildPmfTable(p);
   const fixedS = settings.maxQueue > 0;
-  if (fixedS && settings.maxQueue < Math.max(B, 2)) {
-    throw new ScenarioError('solver.maxQueue', `must be ≥ max(maxBatchSize, 2) = ${Math.max(B, 2)} or 0 for automatic (got ${settings.maxQueue})`);
+  if (fixedS && settings.maxQueue < MIN_MAX_QUEUE) {
+    throw new ScenarioError('solver.maxQueue', `must be ≥ ${MIN_MAX_QUEUE}, or 0 for automatic (got ${settings.maxQueue})`);
   }
-  let S = fixedS ? settings.maxQueue : Math.max(opts.initialMaxQueue ?? initialMaxQueue(p, pmfs, opts.signal), B, 2);
+  let S = fixedS ? settings.maxQueue : Math.max(opts.initialMaxQueue ?? initialMaxQueue(p, pmfs, opts.signal), MIN_MAX_QUEUE);
   const tried: number[] = [];
   let totalIterations = 0;
   let warm = opts.warmStart;
@@ -83,7 +83,7 @@ export async function solveScenarioDetailed(input: unknown, opts: ScenarioSolveO
     const policy = { actions: out.policy, tailBatch: B };
     const evaluation = evaluatePolicy(p, policy, { pmfs, signal: opts.signal, minStates: S + 1 });
     let tailMass = 0;
-    for (let s = S - B + 1; s < evaluation.stationary.length; s++) tailMass += evaluation.stationary[s];
+    for (let s = Math.max(0, S - B + 1); s < evaluation.stationary.length; s++) tailMass += evaluation.stationary[s];
     const grow = !fixedS && tailMass >= TAIL_MASS_BOUND;
     if (!grow) {
       const { stationary: _nu, states: _n, ...figures } = evaluation;

@@ -1,0 +1,95 @@
+import { LimitError } from '../../model/errors.js';
+import type { ValidatedScenario } from '../../model/scenario.js';
+import type { Policy } from '../../policy/policy.js';
+import { evaluateScenarioPolicy } from '../../solve/evaluateScenario.js';
+import type { EvaluationResult, SolveResult } from '../../solve/result.js';
+import { solveScenarioDetailed, type WarmStart } from '../../solve/solveScenario.js';
+import type { SolverProgress } from '../../solve/types.js';
+
+/**
+ * The work a pool worker can do, one entry per kind. To add a kind (e.g. `simulate`), add
+ * its types to JobTypes and its function to JOBS; the pool, the wire format and
+ * cancellation need no change.
+ */
+export interface JobTypes {
+  solve: { payload: SolveJob; result: SolveJobResult; progress: SolverProgress };
+  evaluate: { payload: EvaluateJob; result: EvaluationResult; progress: never };
+}
+
+export type JobKind = keyof JobTypes;
+
+export interface SolveJob {
+  readonly scenario: ValidatedScenario;
+  readonly warmStart?: WarmStart;
+  /** Least time between progress messages; 0 = no progress. */
+  readonly progressIntervalMs: number;
+  /** The service's bound on states (S + 1), checked as the automatic S grows. */
+  readonly maxStates: number;
+}
+
+export interface SolveJobResult {
+  readonly result: SolveResult;
+  readonly warmStart: { readonly values: Float64Array; readonly policy: Int32Array };
+}
+
+export interface EvaluateJob {
+  readonly scenario: ValidatedScenario;
+  readonly policy: Policy;
+}
+
+export interface JobIo<P> {
+  readonly signal: AbortSignal;
+  progress(p: P): void;
+}
+
+export interface JobOutput<R> {
+  readonly result: R;
+  /** Buffers moved, not copied, to the main thread. */
+  readonly transfer?: ArrayBuffer[];
+}
+
+type JobFn<K extends JobKind> = (payload: JobTypes[K]['payload'], io: JobIo<JobTypes[K]['progress']>) => Promise<JobOutput<JobTypes[K]['result']>>;
+
+export const JOBS: { readonly [K in JobKind]: JobFn<K> } = {
+  async solve(job, io) {
+    const limit = new AbortController();
+    const signal = AbortSignal.any([io.signal, limit.signal]);
+    let last = -Infinity;
+    let overLimit: LimitError | undefined;
+    try {
+      const out = await solveScenarioDetailed(job.scenario, {
+        signal,
+        warmStart: job.warmStart,
+        onProgress: (p) => {
+          // The automatic S grows in steps; stop as soon as it passes the service's bound.
+          if (p.maxQueue + 1 > job.maxStates && !overLimit) {
+            overLimit = statesLimit(job, p.maxQueue);
+            limit.abort(overLimit);
+          }
+          const now = performance.now();
+          if (job.progressIntervalMs > 0 && now - last >= job.progressIntervalMs) {
+            last = now;
+            io.progress(p);
+          }
+        },
+      });
+      return { result: out, transfer: [out.warmStart.values.buffer as ArrayBuffer, out.warmStart.policy.buffer as ArrayBuffer] };
+    } catch (e) {
+      if (overLimit && !io.signal.aborted) throw overLimit;
+      throw e;
+    }
+  },
+
+  async evaluate(job, io) {
+    return { result: evaluateScenarioPolicy(job.scenario, job.policy, { signal: io.signal }) };
+  },
+};
+
+function statesLimit(job: SolveJob, S: number): LimitError {
+  const explicit = job.scenario.solver.maxQueue > 0;
+  return new LimitError(
+    explicit ? 'solver.maxQueue' : 'arrivalRate',
+    `the solve needs ${S + 1} states, above this server's maxStates = ${job.maxStates}` +
+      (explicit ? '' : ' (the load is too close to capacity for this server)'),
+  );
+}

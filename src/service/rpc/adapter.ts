@@ -1,0 +1,148 @@
+import { randomUUID } from 'node:crypto';
+import * as grpc from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import type { CallContext, ServerStreamingHandler, UnaryHandler } from './context.js';
+import { toStatus, type StatusOutcome } from './errorTable.js';
+import { Code, cancelledByClient, codeName, deadlineExceeded } from './status.js';
+import type { Terminator } from './terminator.js';
+
+/** Told about every finished call (the metrics registry listens here). */
+export interface CallObserver {
+  onCallEnd(rpc: string, code: string, seconds: number): void;
+}
+
+export interface AdapterDeps {
+  readonly log: Logger;
+  readonly terminator: Terminator;
+  readonly observer: CallObserver;
+}
+
+type AnyCall = grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown>;
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+interface LiveContext {
+  readonly ctx: CallContext;
+  /** Ends the call's bookkeeping: log line, metrics, terminator, timers. */
+  finish(outcome: StatusOutcome | undefined, err?: unknown): void;
+}
+
+/**
+ * One context per call, as in nice-grpc's createCallContext: its own AbortController,
+ * aborted with a ServiceError reason when the client cancels, when the deadline passes
+ * (our own timer, so the work stops even before grpc-js notices) or on shutdown.
+ */
+function openContext(rpc: string, call: AnyCall, deps: AdapterDeps): LiveContext {
+  const started = performance.now();
+  const controller = new AbortController();
+  const metadata = new Map<string, string>();
+  for (const [k, v] of Object.entries(call.metadata.getMap())) if (typeof v === 'string') metadata.set(k, v);
+  const given = metadata.get('x-request-id');
+  const requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
+  const log = deps.log.child({ rpc, requestId });
+  const onCancel = (): void => controller.abort(cancelledByClient());
+  call.on('cancelled', onCancel);
+  const d = call.getDeadline();
+  const deadline = d instanceof Date ? d.getTime() : Number.isFinite(d) ? Number(d) : Infinity;
+  const timer = Number.isFinite(deadline)
+    ? setTimeout(() => controller.abort(deadlineExceeded()), Math.max(0, deadline - Date.now()))
+    : undefined;
+  const unregister = deps.terminator.register(controller);
+  const ctx: CallContext = { signal: controller.signal, log, requestId, deadline, metadata, facts: {} };
+  let finished = false;
+  return {
+    ctx,
+    finish(outcome, err) {
+      if (finished) return;
+      finished = true;
+      if (timer) clearTimeout(timer);
+      call.removeListener('cancelled', onCancel);
+      unregister();
+      const seconds = (performance.now() - started) / 1000;
+      const code = codeName(outcome?.code ?? Code.OK);
+      deps.observer.onCallEnd(rpc, code, seconds);
+      const line = { code, durationMs: Math.round(seconds * 1e4) / 10, ...ctx.facts };
+      if (outcome?.internal) log.error({ ...line, err }, 'rpc failed');
+      else if (outcome) log.info({ ...line, details: outcome.details }, 'rpc finished');
+      else log.info(line, 'rpc finished');
+    },
+  };
+}
+
+function statusObject(o: StatusOutcome): Partial<grpc.StatusObject> {
+  const metadata = new grpc.Metadata();
+  if (o.field) metadata.set('batchwise-field', o.field);
+  return { code: o.code as number as grpc.status, details: o.details, metadata };
+}
+
+export function adaptUnary<Req, Res>(rpc: string, handler: UnaryHandler<Req, Res>, deps: AdapterDeps): grpc.handleUnaryCall<Req, Res> {
+  return (call, callback) => {
+    const live = openContext(rpc, call as AnyCall, deps);
+    handler(call.request, live.ctx).then(
+      (res) => {
+        live.finish(undefined);
+        callback(null, res);
+      },
+      (err: unknown) => {
+        const outcome = toStatus(err, live.ctx.signal);
+        live.finish(outcome, err);
+        callback(statusObject(outcome));
+      },
+    );
+  };
+}
+
+/**
+ * Server streaming as in nice-grpc's handleServerStreamingCall: the handler is an async
+ * generator; each message is written and, when `write` says the buffer is full, the
+ * generator is held until 'drain' (backpressure) or the call ends.
+ */
+export function adaptServerStreaming<Req, Res>(
+  rpc: string,
+  handler: ServerStreamingHandler<Req, Res>,
+  deps: AdapterDeps,
+): grpc.handleServerStreamingCall<Req, Res> {
+  return (call) => {
+    const live = openContext(rpc, call as AnyCall, deps);
+    const { signal } = live.ctx;
+    const run = async (): Promise<void> => {
+      const it = handler(call.request, live.ctx);
+      try {
+        for (;;) {
+          const next = await it.next();
+          if (next.done) return;
+          if (signal.aborted) break;
+          if (!call.write(next.value)) await drained(call, signal);
+        }
+      } finally {
+        // Runs the generator's `finally` (which releases its solve) when we stop early.
+        await it.return(undefined);
+      }
+      if (signal.aborted) throw signal.reason;
+    };
+    run().then(
+      () => {
+        live.finish(undefined);
+        call.end();
+      },
+      (err: unknown) => {
+        const outcome = toStatus(err, signal);
+        live.finish(outcome, err);
+        // grpc-js turns an 'error' event into the call's final status (after pending writes).
+        call.emit('error', statusObject(outcome));
+      },
+    );
+  };
+}
+
+function drained(call: grpc.ServerWritableStream<unknown, unknown>, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      call.removeListener('drain', done);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    call.once('drain', done);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

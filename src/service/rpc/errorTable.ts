@@ -1,0 +1,45 @@
+import { AbortError, LimitError, ScenarioError } from '../../model/errors.js';
+import { Code, ServiceError, type CodeNumber } from './status.js';
+
+/** What a failed call ends with. `internal` marks errors whose stack belongs in the server log only. */
+export interface StatusOutcome {
+  readonly code: CodeNumber;
+  readonly details: string;
+  readonly field?: string;
+  readonly internal: boolean;
+}
+
+const GENERIC_DETAILS = 'internal error (the server log has the details)';
+
+/**
+ * The one table from errors to statuses:
+ *   ServiceError              → its own code
+ *   ScenarioError, LimitError → INVALID_ARGUMENT, "field.path: reason" (+ prefix, e.g. `scenario.`)
+ *   AbortError / aborted call → the reason the call's signal carries (CANCELLED, DEADLINE_EXCEEDED,
+ *                               UNAVAILABLE on shutdown), CANCELLED when it carries none
+ *   anything else             → INTERNAL with a generic message (never the stack)
+ */
+export function toStatus(err: unknown, signal?: AbortSignal, fieldPrefix = ''): StatusOutcome {
+  if (err instanceof ServiceError) return { code: err.code, details: err.details, field: err.field, internal: false };
+  if (err instanceof ScenarioError || err instanceof LimitError) {
+    const field = qualify(fieldPrefix, err.field);
+    return { code: Code.INVALID_ARGUMENT, details: `${field}: ${err.reason}`, field, internal: false };
+  }
+  if (err instanceof AbortError || isDomAbort(err) || signal?.aborted) {
+    const reason: unknown = signal?.reason;
+    if (reason instanceof ServiceError) return { code: reason.code, details: reason.details, internal: false };
+    return { code: Code.CANCELLED, details: 'the operation was cancelled', internal: false };
+  }
+  return { code: Code.INTERNAL, details: GENERIC_DETAILS, internal: true };
+}
+
+/** Prefixes a scenario field path with where the scenario sits in the request. */
+export function qualify(prefix: string, field: string): string {
+  if (!prefix) return field;
+  if (field === 'scenario' || field === '') return prefix.replace(/\.$/, '');
+  return `${prefix}${field}`;
+}
+
+function isDomAbort(err: unknown): boolean {
+  return err instanceof Error && err.name === 'AbortError';
+}

@@ -1,0 +1,107 @@
+import type { UniformScalar } from './uniforms.js';
+
+/**
+ * Storage-buffer record types shared by the kernels. Like the uniforms, each is one
+ * declaration list from which both the WGSL struct and the host-side packing come, so the
+ * two layouts cannot drift apart. Only 4-byte scalar fields: the layout is 4·index.
+ */
+export interface StructDecl {
+  readonly name: string;
+  readonly fields: readonly { readonly name: string; readonly type: UniformScalar }[];
+}
+
+/** One per scenario of a batch. */
+export const SCENARIO_INFO: StructDecl = {
+  name: 'ScenarioInfo',
+  fields: [
+    { name: 'state_offset', type: 'u32' }, // first global state index of the scenario
+    { name: 'last', type: 'u32' }, // S: states 0..S
+    { name: 'max_batch', type: 'u32' }, // B
+    { name: 'action_offset', type: 'u32' }, // index of the record of b = 1 in `actions`
+    { name: 'active', type: 'u32' }, // 0 once converged: kernels skip the scenario
+    { name: 'cost_slope', type: 'f32' }, // c̃ grows by this per queued request
+    { name: 'wait_rate', type: 'f32' }, // τ·λ = τ / y(wait)
+    { name: 'wait_cost', type: 'f32' }, // kappa[0]
+  ],
+};
+
+/** One per (scenario, b = 1..B). */
+export const ACTION_INFO: StructDecl = {
+  name: 'ActionInfo',
+  fields: [
+    { name: 'cost', type: 'f32' }, // kappa[b]
+    { name: 'rate', type: 'f32' }, // τ / l(b)
+    { name: 'pmf_offset', type: 'i32' }, // smallest k of the arrival pmf
+    { name: 'pmf_start', type: 'u32' }, // where the pmf starts in `coef`
+    { name: 'pmf_length', type: 'i32' },
+    { name: 'tail_first', type: 'i32' }, // first s whose transition passes S
+    { name: 'tail_start', type: 'u32' }, // where that state's tail triple starts in `coef`
+    { name: 'pad', type: 'u32' },
+  ],
+};
+
+/** One per scenario: what the reduction leaves for the host to read. */
+export const BOUNDS_OUT: StructDecl = {
+  name: 'BoundsOut',
+  fields: [
+    { name: 'lower', type: 'f32' }, // min over s of the gap (Odoni m_n)
+    { name: 'upper', type: 'f32' }, // max over s of the gap (Odoni M_n)
+    { name: 'changes', type: 'u32' }, // greedy-action changes since the previous reduction
+    { name: 'pad', type: 'u32' },
+  ],
+};
+
+export function structWgsl(s: StructDecl): string {
+  return `struct ${s.name} {\n${s.fields.map((f) => `  ${f.name}: ${f.type},`).join('\n')}\n}\n`;
+}
+
+export function structBytes(s: StructDecl): number {
+  return 4 * s.fields.length;
+}
+
+/** Host-side array of records laid out like `array<S>` in WGSL. */
+export class StructArray {
+  readonly buffer: ArrayBuffer;
+  private readonly u32: Uint32Array;
+  private readonly i32: Int32Array;
+  private readonly f32: Float32Array;
+  private readonly index = new Map<string, { at: number; type: UniformScalar }>();
+  private readonly stride: number;
+
+  constructor(
+    readonly decl: StructDecl,
+    readonly count: number,
+  ) {
+    this.stride = decl.fields.length;
+    this.buffer = new ArrayBuffer(Math.max(1, count) * structBytes(decl));
+    this.u32 = new Uint32Array(this.buffer);
+    this.i32 = new Int32Array(this.buffer);
+    this.f32 = new Float32Array(this.buffer);
+    decl.fields.forEach((f, at) => this.index.set(f.name, { at, type: f.type }));
+  }
+
+  /** Word offset of a field, for partial writes (e.g. the `active` flag). */
+  fieldByteOffset(i: number, field: string): number {
+    return 4 * (i * this.stride + this.field(field).at);
+  }
+
+  set(i: number, field: string, value: number): void {
+    const f = this.field(field);
+    const w = i * this.stride + f.at;
+    if (f.type === 'f32') this.f32[w] = value;
+    else if (f.type === 'i32') this.i32[w] = value;
+    else this.u32[w] = value;
+  }
+
+  get(i: number, field: string): number {
+    const f = this.field(field);
+    const w = i * this.stride + f.at;
+    return f.type === 'f32' ? this.f32[w] : f.type === 'i32' ? this.i32[w] : this.u32[w];
+  }
+
+  private field(name: string): { at: number; type: UniformScalar } {
+    const f = this.index.get(name);
+    if (!f) throw new Error(`${this.decl.name} has no field ${name}`);
+    return f;
+  }
+}
