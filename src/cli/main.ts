@@ -2,6 +2,8 @@ import { Command, InvalidArgumentError } from 'commander';
 import { AbortError, LimitError, ScenarioError } from '../model/errors.js';
 import { registerEvaluate } from './commands/evaluate.js';
 import { registerSolve } from './commands/solve.js';
+import { registerSimulate } from './commands/simulate.js';
+import { registerCompare } from './commands/compare.js';
 
 /** Exit codes: 0 ok, 1 failure, 2 bad input. */
 export const EXIT_BAD_INPUT = 2;
@@ -14,6 +16,8 @@ export function buildProgram(): Command {
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
   registerSolve(program);
   registerEvaluate(program);
+  registerSimulate(program);
+  registerCompare(program);
   return program;
 }
 

@@ -1,0 +1,80 @@
+import type { Command } from 'commander';
+import { validateScenario } from '../../model/validate.js';
+import { summarizePolicy } from '../../policy/policy.js';
+import { comparePolicies, type Comparison, type ComparisonRow } from '../../sim/compare.js';
+import { formatDuration, parseDuration } from '../../sim/durations.js';
+import { readJsonFile } from '../io.js';
+import { optimalPolicy, positiveInt, progressBar } from './simulate.js';
+
+const ms = (s: number): string => (s * 1e3).toFixed(4);
+
+function describeRow(r: ComparisonRow, controlLimit: number): string {
+  const p = r.simulation.policy;
+  if (r.label === 'optimal') return `optimal (serve from ${controlLimit})`;
+  if (r.label === 'best triton') {
+    const m = /max_queue_delay_microseconds=([0-9.e+-]+)/.exec(p);
+    return `triton delay ${m ? formatDuration(Number(m[1]) * 1e-6) : '?'}`;
+  }
+  return p;
+}
+
+export function formatComparison(c: Comparison, controlLimit: number): string {
+  const head = ['policy', 'cost (sim ± 95 % CI)', 'cost (exact)', 'mean R ms (± CI)', 'p99 ms', 'power W', 'mean batch'];
+  const rows = c.rows.map((r) => {
+    const s = r.simulation;
+    const ci = s.confidence;
+    return [
+      describeRow(r, controlLimit),
+      `${s.averageCost.toPrecision(6)}${ci.averageCost === null ? '' : ` ± ${ci.averageCost.toPrecision(2)}`}`,
+      r.exactCost === null ? '—' : r.exactCost.toPrecision(6),
+      `${ms(s.meanResponseTime)}${ci.meanResponseTime === null ? '' : ` ± ${ms(ci.meanResponseTime)}`}`,
+      ms(s.percentiles.p99),
+      s.meanPower.toFixed(2),
+      s.meanBatchSize.toFixed(2),
+    ];
+  });
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]): string => cells.map((x, i) => (i === 0 ? x.padEnd(widths[i]) : x.padStart(widths[i]))).join('  ');
+  const opt = c.rows[0].simulation.averageCost;
+  const notes = c.rows.slice(1).map((r) => `${describeRow(r, controlLimit)}: ${(((r.simulation.averageCost - opt) / opt) * 100).toFixed(2)} % above optimal`);
+  const n = c.rows[0].simulation.requests.toLocaleString('en-US');
+  return [
+    line(head),
+    line(head.map((_, i) => '-'.repeat(widths[i]))),
+    ...rows.map(line),
+    '',
+    `Each row: ${n} simulated requests, one seed for all rows. The Triton delay was tuned over ` +
+      `${c.delayTrials.length} values (${c.delayTrials.map((t) => formatDuration(t.maxQueueDelay)).join(', ')}) on another seed.`,
+    ...notes,
+  ].join('\n');
+}
+
+export function registerCompare(program: Command): void {
+  program
+    .command('compare')
+    .description('compare the optimal policy with greedy, the best static batch size and the best Triton delay, by simulation')
+    .argument('<scenario>', 'scenario JSON file')
+    .option('--requests <n>', 'simulated requests per row', positiveInt('--requests'), 1_000_000)
+    .option('--tuning-requests <n>', 'simulated requests per Triton delay tried', positiveInt('--tuning-requests'), 200_000)
+    .option('--seed <s>', 'seed', positiveInt('--seed'), 1)
+    .option('--delays <list>', 'Triton max_queue_delay values to try, e.g. 0,500us,1ms,2ms (default: a grid from the service times)')
+    .option('--json', 'print the comparison as JSON')
+    .action(async (file: string, o: { requests: number; tuningRequests: number; seed: number; delays?: string; json?: boolean }) => {
+      const scenario = validateScenario(readJsonFile(file));
+      const B = scenario.params.maxBatchSize;
+      const bar = progressBar(!o.json && process.stderr.isTTY === true, 'comparing');
+      bar.update(0, 1, 'solving');
+      const optimal = await optimalPolicy(scenario);
+      const delayGrid = o.delays?.split(',').map((d) => parseDuration(d, '--delays', 's'));
+      const comparison = await comparePolicies(scenario.params, optimal, {
+        requests: o.requests,
+        tuningRequests: o.tuningRequests,
+        seed: o.seed,
+        delayGrid,
+        onProgress: (p) => bar.update(p.done, p.total, p.step),
+      });
+      bar.stop();
+      const limit = summarizePolicy(optimal, B).controlLimit;
+      process.stdout.write(o.json ? `${JSON.stringify(comparison, null, 2)}\n` : `${formatComparison(comparison, limit)}\n`);
+    });
+}

@@ -1,0 +1,17 @@
+/** The simulator's public surface (re-exported from src/index.ts). */
+export { simulate, tablePolicy, type SimulateOptions } from './simulate.js';
+export type { SimulationResult, SimulationConfidence, ResponsePercentiles } from './result.js';
+export { CONFIDENCE_LEVEL } from './result.js';
+export { parseSimPolicySpec, buildSimPolicy, type SimPolicySpec } from './policySpec.js';
+export type { SimPolicy } from './policies/types.js';
+export { TritonPolicy, type TritonOptions } from './policies/triton.js';
+export { TfServingPolicy, type TfServingOptions } from './policies/tfServing.js';
+export { AimdPolicy, type AimdOptions } from './policies/aimd.js';
+export { TablePolicy } from './policies/table.js';
+export { parseTrace, formatTrace, type TraceOptions } from './trace.js';
+export { poissonArrivalTimes } from './arrivals.js';
+export { simulateRequest, type SimulateRequest, type SimulateDeps } from './request.js';
+export { comparePolicies, defaultDelayGrid, type Comparison, type ComparisonRow, type CompareOptions, type DelayTrial } from './compare.js';
+export { parseDuration, formatDuration } from './durations.js';
+export { Rng } from './rng.js';
+export { SIM_LIMITS, SIM_DEFAULTS } from './limits.js';

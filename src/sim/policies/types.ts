@@ -1,0 +1,30 @@
+/**
+ * What the simulator asks of a batching policy. The engine calls `decide` at every decision
+ * epoch of spec §2 (a batch completion, an arrival while idle) and, for timer-based
+ * policies, at the wake-up time they ask for; it never calls it with an empty queue.
+ *
+ * Contract: `decide` returns how many of the oldest waiting requests to serve now (1..queue,
+ * at most the scenario's B) or 0 to wait. After a 0 the engine reads `wakeAt`; a finite time
+ * must lie in the future, and at that time `decide` must serve (the timeout has expired).
+ */
+export interface SimPolicy {
+  /** Canonical spec string, e.g. `triton:max_queue_delay_microseconds=2000,max_batch_size=32`. */
+  readonly name: string;
+  /**
+   * Batch size the policy serves when the queue is long, for the stability check
+   * λ·l(size) < size; 0 when it is not fixed in advance (AIMD).
+   */
+  readonly sustainedBatch: number;
+  /**
+   * Batch size the accelerator computes for a batch of b requests, for policies that pad
+   * (TF-Serving's allowed_batch_sizes); null means b itself. Service time and power follow it.
+   */
+  readonly padding: Int32Array | null;
+  decide(queue: number, now: number, oldestArrival: number): number;
+  /** Absolute time at which to decide again while waiting; Infinity = at the next arrival only. */
+  wakeAt(queue: number, now: number, oldestArrival: number): number;
+  /** Told at each batch completion (before the decision there): size and service time. */
+  onBatchDone(size: number, serviceTime: number): void;
+  /** Back to the initial state, so that one object runs twice identically. */
+  reset(): void;
+}

@@ -1,0 +1,107 @@
+import { ScenarioError } from '../model/errors.js';
+import type { Scenario, ValidatedScenario } from '../model/scenario.js';
+import { validateScenario } from '../model/validate.js';
+import type { Policy } from '../policy/policy.js';
+import { SIM_LIMITS } from './limits.js';
+import { buildSimPolicy, parseSimPolicySpec } from './policySpec.js';
+import type { SimulationResult } from './result.js';
+import { simulate } from './simulate.js';
+
+/** The JSON form of a Simulate call (proto3 JSON of `batchwise.v1.SimulateRequest`). */
+export interface SimulateRequest {
+  readonly scenario: Scenario;
+  /** Policy spec (see parseSimPolicySpec); default `optimal`. */
+  readonly policy?: string;
+  /** Requests to measure; 0 or absent = default (10⁶, or the trace less warm-up). */
+  readonly requests?: number | string;
+  readonly seed?: number | string;
+  /** 0 or absent = default. */
+  readonly warmupRequests?: number | string;
+  /** 0 or absent = default (32). */
+  readonly confidenceBatches?: number | string;
+  /** Replay these arrival times (seconds, non-decreasing) instead of Poisson arrivals. */
+  readonly arrivalTimestamps?: readonly number[];
+}
+
+export interface SimulateDeps {
+  /** Solves a scenario for its optimal policy; needed only for policy `optimal`. */
+  readonly optimalPolicy?: (scenario: ValidatedScenario, signal?: AbortSignal) => Promise<Policy>;
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (measured: number, total: number) => void;
+}
+
+const KNOWN = ['scenario', 'policy', 'requests', 'seed', 'warmupRequests', 'confidenceBatches', 'arrivalTimestamps'];
+
+/**
+ * The Simulate RPC as a function of plain JSON: validates the request (each error a
+ * ScenarioError naming its field), resolves `optimal` through the injected solver (src/sim
+ * does not import src/solve), simulates and returns the result object. No I/O.
+ */
+export async function simulateRequest(input: unknown, deps: SimulateDeps = {}): Promise<SimulationResult> {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw new ScenarioError('request', 'must be a JSON object');
+  }
+  const req = input as Record<string, unknown>;
+  for (const k of Object.keys(req)) {
+    if (!KNOWN.includes(k)) throw new ScenarioError(k, `is not a known field (expected one of: ${KNOWN.join(', ')})`);
+  }
+  if (req.scenario === undefined || req.scenario === null) throw new ScenarioError('scenario', 'is required');
+  const scenario = prefixed('scenario', () => validateScenario(req.scenario));
+  const B = scenario.params.maxBatchSize;
+  const policyText = req.policy === undefined || req.policy === null || req.policy === '' ? 'optimal' : req.policy;
+  if (typeof policyText !== 'string') throw new ScenarioError('policy', 'must be a string such as "optimal" or "triton:delay=2ms"');
+  const spec = parseSimPolicySpec(policyText, B);
+  let optimal: Policy | undefined;
+  if (spec.kind === 'optimal') {
+    if (!deps.optimalPolicy) throw new ScenarioError('policy', 'optimal is not available here (no solver)');
+    optimal = await deps.optimalPolicy(scenario, deps.signal);
+  }
+  const trace = timestamps(req.arrivalTimestamps);
+  return simulate(scenario.params, buildSimPolicy(spec, scenario.params, optimal), {
+    requests: optionalInt(req.requests, 'requests'),
+    seed: optionalInt(req.seed, 'seed') ?? undefined,
+    warmup: optionalInt(req.warmupRequests, 'warmupRequests'),
+    ciBatches: optionalInt(req.confidenceBatches, 'confidenceBatches'),
+    trace,
+    signal: deps.signal,
+    onProgress: deps.onProgress,
+  });
+}
+
+/** Re-raises a scenario error with its path under `prefix` (scenario.arrivalRate, …). */
+function prefixed<T>(prefix: string, f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof ScenarioError && !e.field.startsWith(prefix)) throw new ScenarioError(`${prefix}.${e.field}`, e.reason);
+    throw e;
+  }
+}
+
+/** Integer field; proto3 JSON writes 64-bit integers as strings. 0 or absent = default. */
+function optionalInt(v: unknown, field: string): number | undefined {
+  if (v === undefined || v === null) return undefined;
+  const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
+  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) {
+    throw new ScenarioError(field, `must be a non-negative integer (got ${JSON.stringify(v)})`);
+  }
+  return n === 0 && field !== 'seed' ? undefined : n;
+}
+
+function timestamps(v: unknown): Float64Array | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (!Array.isArray(v)) throw new ScenarioError('arrivalTimestamps', 'must be an array of numbers (seconds)');
+  if (v.length === 0) return undefined;
+  if (v.length > SIM_LIMITS.maxTraceArrivals) {
+    throw new ScenarioError('arrivalTimestamps', `holds ${v.length} entries; at most ${SIM_LIMITS.maxTraceArrivals}`);
+  }
+  const out = new Float64Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const t = v[i] as unknown;
+    if (typeof t !== 'number' || !Number.isFinite(t)) throw new ScenarioError(`arrivalTimestamps[${i}]`, `must be a finite number (got ${JSON.stringify(t)})`);
+    if (i > 0 && t < out[i - 1]) throw new ScenarioError(`arrivalTimestamps[${i}]`, `is earlier than the one before (${t} < ${out[i - 1]})`);
+    out[i] = t;
+  }
+  if (out.length < 2) throw new ScenarioError('arrivalTimestamps', 'needs at least 2 timestamps');
+  return out;
+}
