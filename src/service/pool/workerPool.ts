@@ -102,7 +102,7 @@ export class WorkerPool {
       );
     }
     return new Promise((resolve, reject) => {
-      const job: Job = { id: this.nextId++, kind, payload, opts: opts as SubmitOptions<unknown>, resolve, reject, settled: false, started: 0 };
+      const job: Job = { id: this.nextId++, kind, payload, opts: opts as SubmitOptions<unknown>, resolve: resolve as (v: unknown) => void, reject, settled: false, started: 0 };
       if (opts.signal) {
         const signal = opts.signal;
         const onAbort = (): void => this.abort(job, signal);

@@ -43,3 +43,19 @@ export function qualify(prefix: string, field: string): string {
 function isDomAbort(err: unknown): boolean {
   return err instanceof Error && err.name === 'AbortError';
 }
+
+/**
+ * Runs request parsing with field paths made absolute: a ScenarioError on `arrivalRate`
+ * inside the request's `scenario` becomes INVALID_ARGUMENT on `scenario.arrivalRate`.
+ */
+export function inField<T>(prefix: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (e) {
+    if (e instanceof ScenarioError || e instanceof LimitError) {
+      const field = qualify(prefix, e.field);
+      throw new ServiceError(Code.INVALID_ARGUMENT, `${field}: ${e.reason}`, field);
+    }
+    throw e;
+  }
+}

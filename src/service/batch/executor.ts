@@ -1,0 +1,80 @@
+import type { ValidatedScenario } from '../../model/scenario.js';
+import type { SolveResult } from '../../solve/result.js';
+import type { WarmStart } from '../../solve/solveScenario.js';
+
+/** One valid scenario of a batch, ready to solve. */
+export interface BatchTask {
+  /** Position in the request (list order or grid index order). */
+  readonly index: number;
+  readonly scenario: ValidatedScenario;
+  /** Canonical key (see cache/canonical.ts). */
+  readonly key: string;
+}
+
+export type BatchOutcome =
+  | {
+      readonly index: number;
+      readonly ok: true;
+      readonly result: SolveResult;
+      /** Final values and policy, to cache and to warm-start neighbours; optional for executors that have none. */
+      readonly warmStart?: { readonly values: Float64Array; readonly policy: Int32Array };
+      readonly cached: boolean;
+      readonly warmStarted: boolean;
+    }
+  | { readonly index: number; readonly ok: false; readonly error: unknown };
+
+export interface BatchContext {
+  /** The call's signal: stop starting work and abort running work when it fires. */
+  readonly signal: AbortSignal;
+  /** False when the request asked for cold solves (to measure what warm starts save). */
+  readonly warmStarts: boolean;
+  /** The nearest cached solution of the same shape, if any. */
+  nearest(scenario: ValidatedScenario): WarmStart | undefined;
+}
+
+/**
+ * How a batch of valid scenarios gets solved. The service has a CPU worker-pool executor;
+ * another (e.g. a batched WebGPU solve for backend GPU / AUTO) registers with
+ * `registerBatchExecutor` and says which tasks it takes. Contract:
+ *  - yield exactly one outcome per task taken, as each finishes, in any order;
+ *  - a task that fails yields `{ ok: false, error }` (the error's type decides its status:
+ *    ScenarioError / LimitError → INVALID_ARGUMENT, else INTERNAL), the batch goes on;
+ *  - when `ctx.signal` fires, stop soon and return (no more outcomes needed).
+ */
+export interface BatchExecutor {
+  readonly name: string;
+  /** Whether this executor solves the task; tasks nobody else takes go to the CPU pool. */
+  accepts(task: BatchTask): boolean;
+  run(tasks: readonly BatchTask[], ctx: BatchContext): AsyncIterable<BatchOutcome>;
+}
+
+const registered: BatchExecutor[] = [];
+
+/** Adds an executor ahead of the CPU pool (first registered is asked first). Returns an unregister function. */
+export function registerBatchExecutor(executor: BatchExecutor): () => void {
+  registered.push(executor);
+  return () => {
+    const i = registered.indexOf(executor);
+    if (i >= 0) registered.splice(i, 1);
+  };
+}
+
+export function registeredBatchExecutors(): readonly BatchExecutor[] {
+  return registered;
+}
+
+/** Splits tasks among executors: each task to the first that accepts it, the fallback takes the rest. */
+export function routeTasks(
+  tasks: readonly BatchTask[],
+  executors: readonly BatchExecutor[],
+  fallback: BatchExecutor,
+): Array<{ executor: BatchExecutor; tasks: BatchTask[] }> {
+  const groups = new Map<BatchExecutor, BatchTask[]>();
+  for (const t of tasks) {
+    const e = executors.find((x) => x.accepts(t)) ?? fallback;
+    let list = groups.get(e);
+    if (!list) groups.set(e, (list = []));
+    list.push(t);
+  }
+  return [...groups].map(([executor, list]) => ({ executor, tasks: list }));
+}

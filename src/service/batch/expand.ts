@@ -1,0 +1,78 @@
+import { LimitError, ScenarioError } from '../../model/errors.js';
+import { scenarioFromProto } from '../convert/scenario.js';
+import type { ScenarioParameters, SolveBatchRequest } from '../messages.js';
+
+/** One scenario of a batch, in its JSON form (not yet validated), with what identifies it. */
+export interface BatchEntry {
+  readonly index: number;
+  readonly parameters: ScenarioParameters;
+  readonly scenario: unknown;
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * A SolveBatch request → its scenarios. A grid is the cartesian product of its lists (an
+ * empty list keeps the base's value), arrivalRate varying slowest, then maxBatchSize,
+ * latencyWeight, powerWeight. The count is checked before anything is built.
+ */
+export function expandBatch(req: SolveBatchRequest, maxScenarios: number): BatchEntry[] {
+  if (req.list && req.grid) throw new ScenarioError('source', 'give either list or grid, not both');
+  if (req.list) {
+    const scenarios = req.list.scenarios ?? [];
+    checkCount(scenarios.length, maxScenarios, 'list.scenarios');
+    return scenarios.map((s, index) => {
+      const scenario = scenarioFromProto(s);
+      return { index, scenario, parameters: parametersOf(scenario) };
+    });
+  }
+  if (req.grid) {
+    const g = req.grid;
+    const base = scenarioFromProto(g.base);
+    if (!isObj(base)) throw new ScenarioError('grid.base', 'is required');
+    const objective = isObj(base.objective) ? base.objective : {};
+    const axis = <T>(list: T[] | undefined, fallback: unknown): Array<T | undefined> =>
+      list && list.length > 0 ? list : [fallback as T | undefined];
+    const rates = axis(g.arrivalRate, base.arrivalRate);
+    const sizes = axis(g.maxBatchSize, base.maxBatchSize);
+    const lat = axis(g.latencyWeight, objective.latencyWeight);
+    const pow = axis(g.powerWeight, objective.powerWeight);
+    checkCount(rates.length * sizes.length * lat.length * pow.length, maxScenarios, 'grid');
+    const out: BatchEntry[] = [];
+    for (const arrivalRate of rates)
+      for (const maxBatchSize of sizes)
+        for (const latencyWeight of lat)
+          for (const powerWeight of pow) {
+            const scenario: Obj = { ...base, objective: defined({ ...objective, latencyWeight, powerWeight }) };
+            if (arrivalRate !== undefined) scenario.arrivalRate = arrivalRate;
+            if (maxBatchSize !== undefined) scenario.maxBatchSize = maxBatchSize;
+            out.push({ index: out.length, scenario, parameters: parametersOf(scenario) });
+          }
+    return out;
+  }
+  throw new ScenarioError('source', 'is required: give list (scenarios) or grid (base plus lists)');
+}
+
+function checkCount(n: number, max: number, field: string): void {
+  if (n > max) throw new LimitError(field, `gives ${n} scenarios, above this server's maxScenariosPerBatch limit ${max}`);
+}
+
+function defined(o: Obj): Obj {
+  for (const k of Object.keys(o)) if (o[k] === undefined) delete o[k];
+  return o;
+}
+
+const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+
+/** The tags of a result: the scenario's own numbers, whatever their validity. */
+export function parametersOf(s: unknown): ScenarioParameters {
+  const o = isObj(s) ? s : {};
+  const obj = isObj(o.objective) ? o.objective : {};
+  return {
+    arrivalRate: num(o.arrivalRate),
+    maxBatchSize: num(o.maxBatchSize),
+    latencyWeight: num(obj.latencyWeight),
+    powerWeight: num(obj.powerWeight),
+  };
+}

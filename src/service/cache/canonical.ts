@@ -1,0 +1,56 @@
+import type { ValidatedScenario } from '../../model/scenario.js';
+
+/**
+ * The canonical form of a scenario: its validated numbers, not its spelling. Two requests
+ * that differ only in key order, defaults left out, or a linear fit versus the table it
+ * produces, get the same key. Numbers print in JavaScript's shortest round-trip form, so
+ * the key is exact (no rounding merges different scenarios).
+ */
+export function canonicalKey(s: ValidatedScenario): string {
+  const p = s.params;
+  const v = s.solver;
+  return JSON.stringify([
+    p.arrivalRate,
+    p.maxBatchSize,
+    Array.from(p.meanService.subarray(1)),
+    Array.from(p.secondMoment.subarray(1)),
+    Array.from(p.busyPower.subarray(1)),
+    p.idlePower,
+    p.latencyWeight,
+    p.powerWeight,
+    [v.maxQueue, v.tolerance, v.maxIterations, v.backend, v.method],
+  ]);
+}
+
+/**
+ * Solutions can warm-start each other when their state spaces line up: the same max batch
+ * size (actions 0..B) and the same solver settings that shape the result.
+ */
+export function shapeKey(s: ValidatedScenario): string {
+  const v = s.solver;
+  return JSON.stringify([s.params.maxBatchSize, v.backend, v.method]);
+}
+
+/**
+ * Coordinates for "nearest": log arrival rate, log service times at b = 1 and b = B, the
+ * service-time spread, and the log ratio of the objective weights (only the ratio shapes
+ * the policy). Distance is the L1 norm over them.
+ */
+export function features(s: ValidatedScenario): Float64Array {
+  const p = s.params;
+  const B = p.maxBatchSize;
+  const ratio = Math.log(Math.max(p.powerWeight, 1e-300) / Math.max(p.latencyWeight, 1e-300));
+  return Float64Array.of(
+    Math.log(p.arrivalRate),
+    Math.log(p.meanService[1]),
+    Math.log(p.meanService[B]),
+    p.cv,
+    0.5 * Math.max(-50, Math.min(50, ratio)),
+  );
+}
+
+export function distance(a: Float64Array, b: Float64Array): number {
+  let d = 0;
+  for (let i = 0; i < a.length; i++) d += Math.abs(a[i] - b[i]);
+  return d;
+}

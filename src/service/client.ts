@@ -1,0 +1,155 @@
+import * as grpc from '@grpc/grpc-js';
+import { ScenarioError } from '../model/errors.js';
+import type { EvaluationResult, SolveResult } from '../solve/result.js';
+import { evaluationFromProto, solveResultFromProto } from './convert/result.js';
+import type { ScenarioResult, SolveBatchRequest, SolveProgressMessage, SolveRequest, SolveUpdate } from './messages.js';
+import { loadPackageDefinition } from './proto.js';
+import { codeName } from './rpc/status.js';
+
+export interface ClientTls {
+  /** CA that signed the server's certificate (default: the system roots). */
+  readonly ca?: Buffer;
+  /** Client certificate and key, for servers that require mutual TLS. */
+  readonly cert?: Buffer;
+  readonly key?: Buffer;
+}
+
+export interface ClientOptions {
+  /** Use TLS (with these files); plaintext when undefined. */
+  readonly tls?: ClientTls;
+  readonly maxMessageBytes?: number;
+}
+
+export interface CallOptions {
+  readonly signal?: AbortSignal;
+  /** Absolute deadline (Date or ms since the epoch). */
+  readonly deadline?: Date | number;
+  /** Sent as x-request-id, so the server's log line can be found. */
+  readonly requestId?: string;
+}
+
+/** A failed call, with the status name and the field path the server named. */
+export class RemoteError extends Error {
+  override readonly name = 'RemoteError';
+  constructor(
+    readonly code: number,
+    readonly details: string,
+    readonly field?: string,
+  ) {
+    super(`${codeName(code)}: ${details}`);
+  }
+  get codeName(): string {
+    return codeName(this.code);
+  }
+}
+
+type RawClient = grpc.Client & {
+  Solve(req: SolveRequest, md: grpc.Metadata, opts: grpc.CallOptions): grpc.ClientReadableStream<SolveUpdate>;
+  SolveBatch(req: SolveBatchRequest, md: grpc.Metadata, opts: grpc.CallOptions): grpc.ClientReadableStream<ScenarioResult>;
+  Evaluate(req: unknown, md: grpc.Metadata, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r?: EvaluationResult) => void): grpc.ClientUnaryCall;
+};
+
+/**
+ * A typed client of batchwise.v1.BatchingPolicy over grpc-js. Results come back as the
+ * core's own types (SolveResult, EvaluationResult), so a remote solve compares directly
+ * with an in-process one. Invalid input surfaces as ScenarioError naming the field.
+ */
+export class BatchwiseClient {
+  readonly raw: RawClient;
+
+  constructor(address: string, opts: ClientOptions = {}) {
+    const def = grpc.loadPackageDefinition(loadPackageDefinition({ defaults: true })) as unknown as {
+      batchwise: { v1: { BatchingPolicy: grpc.ServiceClientConstructor } };
+    };
+    const creds = opts.tls ? grpc.credentials.createSsl(opts.tls.ca ?? null, opts.tls.key ?? null, opts.tls.cert ?? null) : grpc.credentials.createInsecure();
+    const size = opts.maxMessageBytes ?? 64 * 1024 * 1024;
+    this.raw = new def.batchwise.v1.BatchingPolicy(address, creds, {
+      'grpc.max_receive_message_length': size,
+      'grpc.max_send_message_length': size,
+    }) as unknown as RawClient;
+  }
+
+  close(): void {
+    this.raw.close();
+  }
+
+  /** Solve with streamed progress; resolves with the final update's result. */
+  async solve(
+    scenario: unknown,
+    opts: CallOptions & { onProgress?: (p: SolveProgressMessage) => void; progressIntervalMs?: number } = {},
+  ): Promise<{ result: SolveResult; cached: boolean; warmStarted: boolean; progressUpdates: number }> {
+    let progressUpdates = 0;
+    for await (const u of this.solveUpdates({ scenario, progressIntervalMs: opts.progressIntervalMs ?? 0 }, opts)) {
+      if (!u.done) {
+        progressUpdates++;
+        if (u.progress) opts.onProgress?.(u.progress);
+        continue;
+      }
+      return { result: solveResultFromProto(u.result), cached: u.cached, warmStarted: u.warmStarted, progressUpdates };
+    }
+    throw new RemoteError(grpc.status.INTERNAL, 'the Solve stream ended without a final update');
+  }
+
+  /** The raw Solve stream (progress updates, then one update with done = true). */
+  solveUpdates(request: SolveRequest, opts: CallOptions = {}): AsyncGenerator<SolveUpdate, void, undefined> {
+    return this.stream((md, o) => this.raw.Solve(request, md, o), opts);
+  }
+
+  /** SolveBatch: one ScenarioResult per scenario, in completion order (results converted to core types). */
+  async *solveBatch(request: SolveBatchRequest, opts: CallOptions = {}): AsyncGenerator<ScenarioResult, void, undefined> {
+    for await (const r of this.stream((md, o) => this.raw.SolveBatch(request, md, o), opts)) {
+      yield r.result ? { ...r, result: solveResultFromProto(r.result), error: undefined } : { ...r, result: undefined };
+    }
+  }
+
+  /** Evaluate a policy: a spec string (greedy, static:b, control-limit:M, table:…) or a table of actions. */
+  evaluate(scenario: unknown, policy: string | readonly number[], opts: CallOptions = {}): Promise<EvaluationResult> {
+    const request = { scenario, policy: typeof policy === 'string' ? { spec: policy } : { table: { actions: [...policy] } } };
+    return new Promise((resolve, reject) => {
+      const call = this.raw.Evaluate(request, metadata(opts), callOptions(opts), (e, r) =>
+        e ? reject(fromGrpcError(e)) : resolve(evaluationFromProto(r)),
+      );
+      opts.signal?.addEventListener('abort', () => call.cancel(), { once: true });
+    });
+  }
+
+  private async *stream<T>(open: (md: grpc.Metadata, o: grpc.CallOptions) => grpc.ClientReadableStream<T>, opts: CallOptions): AsyncGenerator<T, void, undefined> {
+    const call = open(metadata(opts), callOptions(opts));
+    const cancel = (): void => call.cancel();
+    opts.signal?.addEventListener('abort', cancel, { once: true });
+    try {
+      for await (const item of call as AsyncIterable<T>) yield item;
+    } catch (e) {
+      throw fromGrpcError(e);
+    } finally {
+      opts.signal?.removeEventListener('abort', cancel);
+      call.cancel(); // no-op when the stream already ended; stops the server when we leave early
+    }
+  }
+}
+
+function metadata(opts: CallOptions): grpc.Metadata {
+  const md = new grpc.Metadata();
+  if (opts.requestId) md.set('x-request-id', opts.requestId);
+  return md;
+}
+
+function callOptions(opts: CallOptions): grpc.CallOptions {
+  return opts.deadline !== undefined ? { deadline: opts.deadline } : {};
+}
+
+/** grpc-js error → ScenarioError for INVALID_ARGUMENT (the CLI prints it as bad input), RemoteError otherwise. */
+export function fromGrpcError(e: unknown): Error {
+  if (!isGrpcError(e)) return e instanceof Error ? e : new Error(String(e));
+  const field = e.metadata?.get('batchwise-field')[0];
+  const f = typeof field === 'string' ? field : undefined;
+  if (e.code === grpc.status.INVALID_ARGUMENT && f) {
+    const reason = e.details.startsWith(`${f}: `) ? e.details.slice(f.length + 2) : e.details;
+    return new ScenarioError(f, reason);
+  }
+  return new RemoteError(e.code, e.details, f);
+}
+
+function isGrpcError(e: unknown): e is grpc.ServiceError {
+  return e instanceof Error && typeof (e as Partial<grpc.ServiceError>).code === 'number' && 'details' in e;
+}

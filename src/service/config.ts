@@ -1,0 +1,51 @@
+import { availableParallelism } from 'node:os';
+import { LimitError } from '../model/errors.js';
+import { LIMITS } from '../model/limits.js';
+import type { ValidatedScenario } from '../model/scenario.js';
+
+/** Named bounds of the service; each refusal names the bound and its value. */
+export interface ServiceLimits {
+  /** Most states (S + 1) one solve may use, explicit or grown automatically. */
+  readonly maxStates: number;
+  /** Largest max batch size B accepted. */
+  readonly maxBatchSize: number;
+  /** Most scenarios in one SolveBatch request (list length or grid product). */
+  readonly maxScenariosPerBatch: number;
+  /** Solves (and evaluations) running at once: the number of worker threads. */
+  readonly maxConcurrentSolves: number;
+  /** Single requests that may wait for a worker; past this, RESOURCE_EXHAUSTED. */
+  readonly maxQueuedSolves: number;
+  /** Largest request / response message, bytes. */
+  readonly maxMessageBytes: number;
+}
+
+export const DEFAULT_LIMITS: ServiceLimits = {
+  maxStates: LIMITS.maxQueue + 1,
+  maxBatchSize: LIMITS.maxBatchSize,
+  maxScenariosPerBatch: 10_000,
+  maxConcurrentSolves: Math.max(1, availableParallelism()),
+  maxQueuedSolves: 64,
+  maxMessageBytes: 16 * 1024 * 1024,
+};
+
+export const DEFAULT_PROGRESS_INTERVAL_MS = 100;
+/** A request may ask for progress more often than the default, but not more often than this. */
+export const MIN_PROGRESS_INTERVAL_MS = 10;
+
+/** Checks a validated scenario against the service's bounds (the core has its own, wider ones). */
+export function checkScenarioLimits(s: ValidatedScenario, limits: ServiceLimits): void {
+  const B = s.params.maxBatchSize;
+  if (B > limits.maxBatchSize) {
+    throw new LimitError('maxBatchSize', `must be ≤ this server's maxBatchSize limit ${limits.maxBatchSize} (got ${B})`);
+  }
+  const S = s.solver.maxQueue;
+  if (S > 0 && S + 1 > limits.maxStates) {
+    throw new LimitError('solver.maxQueue', `gives ${S + 1} states, above this server's maxStates limit ${limits.maxStates}`);
+  }
+}
+
+/** Progress interval of one request: 0 means the server default; never below the minimum. */
+export function progressInterval(requested: number | undefined, serverDefault: number): number {
+  const r = requested ?? 0;
+  return r > 0 ? Math.max(MIN_PROGRESS_INTERVAL_MS, r) : serverDefault;
+}

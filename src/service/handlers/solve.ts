@@ -1,0 +1,45 @@
+import type { SolverProgress } from '../../solve/types.js';
+import { progressInterval } from '../config.js';
+import { progressToProto } from '../convert/result.js';
+import type { SolveRequest, SolveUpdate } from '../messages.js';
+import type { ServerStreamingHandler } from '../rpc/context.js';
+import { inField } from '../rpc/errorTable.js';
+import type { SolveOutcome } from '../solving/coordinator.js';
+import { throttled } from '../solving/throttle.js';
+import { parseScenario, type ServiceDeps } from './deps.js';
+
+/**
+ * Solve: progress at most once per interval (the newest state each time), then exactly one
+ * update with done = true and the result. Cached and shared solves skip straight to it.
+ */
+export function createSolveHandler(deps: ServiceDeps): ServerStreamingHandler<SolveRequest, SolveUpdate> {
+  return async function* solve(request, ctx) {
+    const scenario = inField('scenario.', () => parseScenario(request.scenario, deps.limits));
+    const B = scenario.params.maxBatchSize;
+    ctx.facts.maxBatchSize = B;
+    const interval = progressInterval(request.progressIntervalMs, deps.progressIntervalMs);
+    const stream = throttled<SolverProgress, SolveOutcome>(
+      (emit) => deps.coordinator.solve(scenario, { signal: ctx.signal, onProgress: emit, progressIntervalMs: interval, bounded: true }),
+      interval,
+    );
+    let updates = 0;
+    for await (const item of stream) {
+      if ('progress' in item) {
+        updates++;
+        yield { done: false, progress: progressToProto(item.progress, B), cached: false, warmStarted: false };
+        continue;
+      }
+      const o = item.result;
+      Object.assign(ctx.facts, {
+        states: o.result.solver.states,
+        iterations: o.result.solver.totalIterations,
+        backend: o.result.solver.backend,
+        cached: o.cached,
+        shared: o.shared,
+        warmStarted: o.warmStarted,
+        progressUpdates: updates,
+      });
+      yield { done: true, result: o.result, cached: o.cached, warmStarted: o.warmStarted };
+    }
+  };
+}

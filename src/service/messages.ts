@@ -1,0 +1,81 @@
+/**
+ * TypeScript shapes of the service's messages (proto3 JSON names, as proto-loader decodes
+ * them with keepCase = false and enums as strings). Requests are loose (`unknown` where the
+ * validator takes over); responses reuse the core result types.
+ */
+import type { Scenario } from '../model/scenario.js';
+import type { PolicySummary } from '../policy/policy.js';
+import type { EvaluationResult, SolveResult } from '../solve/result.js';
+
+export interface SolveRequest {
+  scenario?: unknown;
+  progressIntervalMs?: number;
+}
+
+export interface SolveProgressMessage {
+  iteration: number;
+  averageCostLower: number;
+  averageCostUpper: number;
+  maxQueue: number;
+  controlLimit: number;
+  policy: PolicySummary;
+}
+
+export interface SolveUpdate {
+  done: boolean;
+  progress?: SolveProgressMessage;
+  result?: SolveResult;
+  cached: boolean;
+  warmStarted: boolean;
+}
+
+export interface ScenarioGrid {
+  base?: unknown;
+  arrivalRate?: number[];
+  maxBatchSize?: number[];
+  latencyWeight?: number[];
+  powerWeight?: number[];
+}
+
+export interface SolveBatchRequest {
+  list?: { scenarios?: unknown[] };
+  grid?: ScenarioGrid;
+  disableWarmStart?: boolean;
+}
+
+export interface ScenarioParameters {
+  arrivalRate: number;
+  maxBatchSize: number;
+  latencyWeight: number;
+  powerWeight: number;
+}
+
+export interface BatchError {
+  code: string;
+  field: string;
+  message: string;
+}
+
+export interface ScenarioResult {
+  index: number;
+  parameters: ScenarioParameters;
+  result?: SolveResult;
+  error?: BatchError;
+  cached: boolean;
+  warmStarted: boolean;
+}
+
+export interface PolicySpecMessage {
+  spec?: string;
+  table?: { actions?: number[] };
+}
+
+export interface EvaluateRequest {
+  scenario?: unknown;
+  policy?: PolicySpecMessage;
+}
+
+export type EvaluateResponse = EvaluationResult;
+
+/** What clients send: the scenario in its JSON form. */
+export type ScenarioInput = Scenario;

@@ -1,0 +1,94 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { SolveResult } from '../solve/result.js';
+import type { JobEnd, PoolStats } from './pool/workerPool.js';
+
+/**
+ * The service's Prometheus metrics, in a registry of its own (so several servers in one
+ * process, as in the tests, do not collide). Names are prefixed `batchwise_`.
+ */
+export class ServiceMetrics {
+  readonly registry = new Registry();
+  readonly rpcs = new Counter({ name: 'batchwise_rpcs_total', help: 'Finished RPCs by method and status code', labelNames: ['method', 'code'] as const, registers: [this.registry] });
+  readonly rpcSeconds = new Histogram({
+    name: 'batchwise_rpc_duration_seconds',
+    help: 'RPC duration by method',
+    labelNames: ['method'] as const,
+    buckets: [0.005, 0.02, 0.1, 0.5, 2, 10, 60],
+    registers: [this.registry],
+  });
+  readonly solveSeconds = new Histogram({
+    name: 'batchwise_solve_duration_seconds',
+    help: 'Wall time of finished solves (worker side), by backend',
+    labelNames: ['backend'] as const,
+    buckets: [0.005, 0.02, 0.1, 0.5, 2, 10, 60],
+    registers: [this.registry],
+  });
+  readonly solves = new Counter({ name: 'batchwise_solves_total', help: 'Solves run to completion, by backend used', labelNames: ['backend'] as const, registers: [this.registry] });
+  readonly warmStarts = new Counter({ name: 'batchwise_warm_starts_total', help: 'Solves that started from a neighbouring solution', registers: [this.registry] });
+  readonly cacheHits = new Counter({ name: 'batchwise_cache_hits_total', help: 'Scenarios answered from the solution cache', registers: [this.registry] });
+  readonly cacheMisses = new Counter({ name: 'batchwise_cache_misses_total', help: 'Scenarios not in the solution cache', registers: [this.registry] });
+  readonly sharedSolves = new Counter({ name: 'batchwise_shared_solves_total', help: 'Requests that joined an identical solve already running', registers: [this.registry] });
+  readonly jobs = new Counter({ name: 'batchwise_worker_jobs_total', help: 'Worker jobs by kind and outcome (ok, failed, aborted)', labelNames: ['kind', 'outcome'] as const, registers: [this.registry] });
+  readonly abortLatency = new Histogram({
+    name: 'batchwise_abort_latency_seconds',
+    help: 'Time from a cancel or deadline to the worker being free again',
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5],
+    registers: [this.registry],
+  });
+  readonly inFlight = new Gauge({ name: 'batchwise_solves_in_flight', help: 'Jobs running on a worker', registers: [this.registry] });
+  readonly queued = new Gauge({ name: 'batchwise_solves_queued', help: 'Jobs waiting for a worker', registers: [this.registry] });
+
+  constructor(opts: { processMetrics?: boolean } = {}) {
+    if (opts.processMetrics) collectDefaultMetrics({ register: this.registry });
+  }
+
+  onCallEnd(method: string, code: string, seconds: number): void {
+    this.rpcs.inc({ method, code });
+    this.rpcSeconds.observe({ method }, seconds);
+  }
+
+  onPool(s: PoolStats): void {
+    this.inFlight.set(s.busy);
+    this.queued.set(s.queued);
+  }
+
+  onJobEnd(e: JobEnd): void {
+    this.jobs.inc({ kind: e.kind, outcome: e.outcome });
+    if (e.abortLatencyMs !== undefined) this.abortLatency.observe(e.abortLatencyMs / 1000);
+  }
+
+  onSolved(r: SolveResult, warmStarted: boolean): void {
+    this.solves.inc({ backend: r.solver.backend });
+    this.solveSeconds.observe({ backend: r.solver.backend }, r.solver.seconds);
+    if (warmStarted) this.warmStarts.inc();
+  }
+
+  onShared(): void {
+    this.sharedSolves.inc();
+  }
+
+  onCache(hit: boolean): void {
+    (hit ? this.cacheHits : this.cacheMisses).inc();
+  }
+}
+
+/** Serves GET /metrics in the Prometheus text format (and 404 elsewhere). */
+export async function startMetricsServer(metrics: ServiceMetrics, host: string, port: number): Promise<{ server: Server; port: number }> {
+  const server = createServer((req, res) => {
+    if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
+      res.writeHead(404).end('not found; try /metrics\n');
+      return;
+    }
+    metrics.registry.metrics().then(
+      (text) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
+      () => res.writeHead(500).end('metrics unavailable\n'),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  return { server, port: (server.address() as AddressInfo).port };
+}

@@ -1,0 +1,123 @@
+import type { ValidatedScenario } from '../../model/scenario.js';
+import type { SolveResult } from '../../solve/result.js';
+import type { WarmStart } from '../../solve/solveScenario.js';
+import type { SolverProgress } from '../../solve/types.js';
+import { canonicalKey } from '../cache/canonical.js';
+import type { SolutionCache } from '../cache/solutionCache.js';
+import type { WorkerPool } from '../pool/workerPool.js';
+import { AbortError } from '../../model/errors.js';
+
+export interface SolveOutcome {
+  readonly result: SolveResult;
+  readonly warmStart: { readonly values: Float64Array; readonly policy: Int32Array };
+  /** Answered from the cache, no solve. */
+  readonly cached: boolean;
+  /** Joined an identical solve already running for another caller. */
+  readonly shared: boolean;
+  /** The solve started from another solution. */
+  readonly warmStarted: boolean;
+}
+
+export interface CoordinatedSolveOptions {
+  readonly signal: AbortSignal;
+  readonly onProgress?: (p: SolverProgress) => void;
+  /** Least time between progress messages from the worker. */
+  readonly progressIntervalMs?: number;
+  /** A solution to start from; `none` for a cold solve; default: the nearest cached one of the same shape. */
+  readonly warmStart?: WarmStart | 'none';
+  /** Apply the pool's queue bound (single solves) or not (batches pace themselves). */
+  readonly bounded?: boolean;
+}
+
+/** What the coordinator reports (metrics listen here). */
+export interface CoordinatorEvents {
+  onCache(hit: boolean): void;
+  onShared(): void;
+  onSolved(result: SolveResult, warmStarted: boolean): void;
+}
+
+interface Flight {
+  readonly controller: AbortController;
+  readonly promise: Promise<{ result: SolveResult; warmStart: SolveOutcome['warmStart'] }>;
+  readonly listeners: Set<(p: SolverProgress) => void>;
+  readonly warmStarted: boolean;
+  callers: number;
+}
+
+/**
+ * Every solve goes through here: identical scenarios (canonical form) are answered from the
+ * cache; concurrent identical requests share one solve, which is aborted only when its last
+ * caller gives up; a new solve starts from the nearest cached solution of the same shape.
+ */
+export class SolveCoordinator {
+  private readonly flights = new Map<string, Flight>();
+
+  constructor(
+    private readonly pool: WorkerPool,
+    private readonly cache: SolutionCache,
+    private readonly maxStates: number,
+    private readonly events: CoordinatorEvents,
+  ) {}
+
+  get inFlight(): number {
+    return this.flights.size;
+  }
+
+  async solve(scenario: ValidatedScenario, opts: CoordinatedSolveOptions): Promise<SolveOutcome> {
+    const key = canonicalKey(scenario);
+    const hit = this.cache.get(key);
+    this.events.onCache(hit !== undefined);
+    if (hit) return { result: hit.result, warmStart: hit.warmStart, cached: true, shared: false, warmStarted: false };
+
+    let flight = this.flights.get(key);
+    const shared = flight !== undefined && !flight.controller.signal.aborted;
+    if (shared) this.events.onShared();
+    else flight = this.start(key, scenario, opts);
+    return this.follow(flight!, opts, shared);
+  }
+
+  private start(key: string, scenario: ValidatedScenario, opts: CoordinatedSolveOptions): Flight {
+    const controller = new AbortController();
+    const warm = opts.warmStart === 'none' ? undefined : (opts.warmStart ?? this.cache.nearest(scenario));
+    const listeners = new Set<(p: SolverProgress) => void>();
+    const promise = this.pool
+      .submit(
+        'solve',
+        { scenario, warmStart: warm, progressIntervalMs: opts.progressIntervalMs ?? 0, maxStates: this.maxStates },
+        { signal: controller.signal, bounded: opts.bounded, onProgress: (p) => listeners.forEach((l) => l(p)) },
+      )
+      .then((out) => {
+        this.cache.store(scenario, out.result, out.warmStart, key);
+        this.events.onSolved(out.result, warm !== undefined);
+        return out;
+      })
+      .finally(() => {
+        if (this.flights.get(key) === flight) this.flights.delete(key);
+      });
+    promise.catch(() => undefined); // callers observe it; an abandoned flight must not be "unhandled"
+    const flight: Flight = { controller, promise, listeners, warmStarted: warm !== undefined, callers: 0 };
+    this.flights.set(key, flight);
+    return flight;
+  }
+
+  private async follow(flight: Flight, opts: CoordinatedSolveOptions, shared: boolean): Promise<SolveOutcome> {
+    const { signal, onProgress } = opts;
+    flight.callers++;
+    if (onProgress) flight.listeners.add(onProgress);
+    let onAbort: (() => void) | undefined;
+    try {
+      const aborted = new Promise<never>((_, reject) => {
+        onAbort = () => reject(signal.reason instanceof Error ? signal.reason : new AbortError());
+        if (signal.aborted) onAbort();
+        else signal.addEventListener('abort', onAbort, { once: true });
+      });
+      const out = await Promise.race([flight.promise, aborted]);
+      return { ...out, cached: false, shared, warmStarted: flight.warmStarted };
+    } finally {
+      if (onAbort) signal.removeEventListener('abort', onAbort);
+      if (onProgress) flight.listeners.delete(onProgress);
+      // The last caller to leave stops the work; the pool frees its worker.
+      if (--flight.callers === 0 && signal.aborted) flight.controller.abort(signal.reason);
+    }
+  }
+}
