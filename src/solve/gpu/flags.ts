@@ -1,13 +1,18 @@
 /**
  * Tuning and debug settings of the WebGPU solver, one named flag each, with its default.
  * A flag is read from the environment variable of the same name when set, so a run can be
- * tuned without code changes (e.g. `BATCHWISE_GPU_SWEEPS_PER_CHECK=64`).
+ * tuned without code changes (e.g. `BATCHWISE_GPU_EVAL_SWEEPS=32`).
  */
 export interface GpuFlags {
   /** off: never use a GPU; auto: use one if found; required: a missing adapter is an error. */
   readonly BATCHWISE_GPU: 'off' | 'auto' | 'required';
-  /** Bellman sweeps encoded between two reads of the bounds buffer. */
-  readonly BATCHWISE_GPU_SWEEPS_PER_CHECK: number;
+  /**
+   * Evaluation sweeps of the current greedy policy after each Bellman sweep (modified policy
+   * iteration; 0 = plain RVI). They cost one action per state instead of up to B + 1.
+   */
+  readonly BATCHWISE_GPU_EVAL_SWEEPS: number;
+  /** Cycles (one Bellman sweep + the evaluation sweeps) encoded between two reads of the bounds buffer. */
+  readonly BATCHWISE_GPU_CYCLES_PER_CHECK: number;
   /** Threads per workgroup of the per-state kernels (clamped to the device limit). */
   readonly BATCHWISE_GPU_WORKGROUP_SIZE: number;
   /**
@@ -19,7 +24,7 @@ export interface GpuFlags {
   readonly BATCHWISE_GPU_STALL_CHECKS: number;
   /** Checks with an unchanged greedy policy after which the GPU stage hands over to the polish. */
   readonly BATCHWISE_GPU_STABLE_CHECKS: number;
-  /** Cap on the GPU sweeps of one solve. */
+  /** Cap on the GPU sweeps (Bellman and evaluation) of one solve. */
   readonly BATCHWISE_GPU_MAX_SWEEPS: number;
   /** Print the final WGSL of kernels whose shader key contains this text ('' = none, '*' = all). */
   readonly BATCHWISE_GPU_PRINT_SHADER: string;
@@ -33,7 +38,8 @@ export interface GpuFlags {
 
 export const DEFAULT_FLAGS: GpuFlags = {
   BATCHWISE_GPU: 'auto',
-  BATCHWISE_GPU_SWEEPS_PER_CHECK: 32,
+  BATCHWISE_GPU_EVAL_SWEEPS: 32,
+  BATCHWISE_GPU_CYCLES_PER_CHECK: 2,
   BATCHWISE_GPU_WORKGROUP_SIZE: 64,
   BATCHWISE_GPU_F32_TOLERANCE: 1e-6,
   BATCHWISE_GPU_STALL_CHECKS: 8,
@@ -61,7 +67,7 @@ export function readFlags(env: Env = process.env): GpuFlags {
       out[key] = v;
     } else if (typeof def === 'number') {
       const v = raw === 'Infinity' ? Number.POSITIVE_INFINITY : Number(raw);
-      if (!(v > 0)) throw new Error(`${key} must be a positive number (got ${JSON.stringify(raw)})`);
+      if (!(v >= 0) || (v === 0 && key !== 'BATCHWISE_GPU_EVAL_SWEEPS')) throw new Error(`${key} must be a positive number (got ${JSON.stringify(raw)})`);
       out[key] = v;
     } else {
       out[key] = raw;

@@ -6,7 +6,10 @@ import { ACTION_INFO, BOUNDS_OUT, SCENARIO_INFO } from './structs.js';
  * changes the compiled code is in the shader key; everything else is a uniform or a buffer.
  */
 
-/** One Bellman step for every state of every scenario: gap = T h − h and the greedy action. */
+/**
+ * One Bellman step for every state of every scenario: gap = T h − h and the greedy action
+ * (uniform greedy = 1), or one evaluation step of the stored policy (greedy = 0).
+ */
 export function bellmanSweepKernel(workgroupSize: number): KernelDescriptor {
   return {
     name: 'bellman_sweep',
@@ -23,7 +26,10 @@ export function bellmanSweepKernel(workgroupSize: number): KernelDescriptor {
       { name: 'policy', access: 'read_write', type: 'array<u32>' },
       { name: 'changes', access: 'read_write', type: 'array<atomic<u32>>' },
     ],
-    uniforms: [{ name: 'total_states', type: 'u32' }],
+    uniforms: [
+      { name: 'total_states', type: 'u32' },
+      { name: 'greedy', type: 'u32' },
+    ],
   };
 }
 

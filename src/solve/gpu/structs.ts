@@ -18,7 +18,7 @@ export const SCENARIO_INFO: StructDecl = {
     { name: 'last', type: 'u32' }, // S: states 0..S
     { name: 'max_batch', type: 'u32' }, // B
     { name: 'action_offset', type: 'u32' }, // index of the record of b = 1 in `actions`
-    { name: 'active', type: 'u32' }, // 0 once converged: kernels skip the scenario
+    { name: 'live', type: 'u32' }, // 0 once converged: kernels skip the scenario
     { name: 'cost_slope', type: 'f32' }, // c̃ grows by this per queued request
     { name: 'wait_rate', type: 'f32' }, // τ·λ = τ / y(wait)
     { name: 'wait_cost', type: 'f32' }, // kappa[0]

@@ -1,0 +1,46 @@
+// bounds_reduce.wgsl
+// bindings (group 0):
+//   @binding(0) u: Uniforms (uniform)
+//   @binding(1) scenarios: array<ScenarioInfo> (read)
+//   @binding(2) gap: array<f32> (read)
+//   @binding(3) changes: array<atomic<u32>> (read_write)
+//   @binding(4) bounds: array<BoundsOut> (read_write)
+// uniforms:
+//   num_scenarios: u32
+//
+// One workgroup per scenario: the Odoni bounds m_n = min_s gap(s), M_n = max_s gap(s) of the
+// last sweep, and the number of greedy-action changes since the previous reduction (the
+// counter is reset). Only this small buffer is copied back to the host, every k sweeps.
+// Converged (inactive) scenarios keep their last bounds.
+
+var<workgroup> lo: array<f32, WORKGROUP_SIZE>;
+var<workgroup> hi: array<f32, WORKGROUP_SIZE>;
+
+fn run(wg: u32, lid: u32) {
+  // wg is uniform across the workgroup, so every barrier below is reached by all threads.
+  let valid = wg < u.num_scenarios;
+  let info = scenarios[select(0u, wg, valid)];
+  let live = valid && info.live != 0u;
+  var mn = 3.0e38;
+  var mx = -3.0e38;
+  if (live) {
+    for (var s = lid; s <= info.last; s += WORKGROUP_SIZE) {
+      let g = gap[info.state_offset + s];
+      mn = min(mn, g);
+      mx = max(mx, g);
+    }
+  }
+  lo[lid] = mn;
+  hi[lid] = mx;
+  workgroupBarrier();
+  for (var stride = WORKGROUP_SIZE / 2u; stride > 0u; stride = stride / 2u) {
+    if (lid < stride) {
+      lo[lid] = min(lo[lid], lo[lid + stride]);
+      hi[lid] = max(hi[lid], hi[lid + stride]);
+    }
+    workgroupBarrier();
+  }
+  if (live && lid == 0u) {
+    bounds[wg] = BoundsOut(lo[0], hi[0], atomicExchange(&changes[wg], 0u), 0u);
+  }
+}

@@ -1,0 +1,113 @@
+import type { CompiledModel } from '../../model/compile.js';
+import { ACTION_INFO, SCENARIO_INFO, StructArray } from './structs.js';
+
+/**
+ * Packs the compiled models of a batch (different S and B) into the shared arrays the
+ * kernels read: one record per scenario, one per (scenario, b), one coefficient array (every
+ * pmf, then every tail triple) and one state-to-scenario map, all in f32/u32/i32.
+ */
+export interface PackedBatch {
+  readonly scenarios: StructArray;
+  readonly actions: StructArray;
+  readonly coef: Float32Array;
+  readonly stateScenario: Uint32Array;
+  /** Initial relative values (warm start or 0), h̃(0) = 0 per scenario. */
+  readonly h: Float32Array;
+  /** Initial policy (warm start, or serve min(s, B) as policy iteration starts). */
+  readonly policy: Uint32Array;
+  /** First global state of each scenario; states of scenario i are stateOffset[i]..stateOffset[i]+S_i. */
+  readonly stateOffset: readonly number[];
+  readonly totalStates: number;
+}
+
+/** Bytes of device memory a model takes in a batch (used to split big batches). */
+export function packedBytes(m: CompiledModel): number {
+  const states = m.S + 1;
+  return 4 * (states * 5 + m.pmf.length + m.tailCoef.length) + 32 * (m.B + 1);
+}
+
+export interface WarmValues {
+  readonly values?: Float64Array;
+  readonly policy?: Int32Array;
+}
+
+export function packBatch(models: readonly CompiledModel[], warm: readonly (WarmValues | undefined)[] = []): PackedBatch {
+  const n = models.length;
+  let totalStates = 0;
+  let totalActions = 0;
+  let totalCoef = 0;
+  for (const m of models) {
+    totalStates += m.S + 1;
+    totalActions += m.B;
+    totalCoef += m.pmf.length + m.tailCoef.length;
+  }
+  const scenarios = new StructArray(SCENARIO_INFO, n);
+  const actions = new StructArray(ACTION_INFO, totalActions);
+  const coef = new Float32Array(Math.max(1, totalCoef));
+  const stateScenario = new Uint32Array(Math.max(1, totalStates));
+  const h = new Float32Array(Math.max(1, totalStates));
+  const policy = new Uint32Array(Math.max(1, totalStates));
+  const stateOffset: number[] = [];
+  let st = 0;
+  let ac = 0;
+  let co = 0;
+  models.forEach((m, i) => {
+    stateOffset.push(st);
+    scenarios.set(i, 'state_offset', st);
+    scenarios.set(i, 'last', m.S);
+    scenarios.set(i, 'max_batch', m.B);
+    scenarios.set(i, 'action_offset', ac);
+    scenarios.set(i, 'live', 1);
+    scenarios.set(i, 'cost_slope', m.costSlope);
+    scenarios.set(i, 'wait_rate', m.tau * m.lambda);
+    scenarios.set(i, 'wait_cost', m.kappa[0]);
+    const pmfBase = co;
+    coef.set(m.pmf, co);
+    co += m.pmf.length;
+    const tailBase = co;
+    coef.set(m.tailCoef, co);
+    co += m.tailCoef.length;
+    for (let b = 1; b <= m.B; b++, ac++) {
+      actions.set(ac, 'cost', m.kappa[b]);
+      actions.set(ac, 'rate', m.tau / m.sojourn[b]);
+      actions.set(ac, 'pmf_offset', m.pmfOffset[b]);
+      actions.set(ac, 'pmf_start', pmfBase + m.pmfStart[b]);
+      actions.set(ac, 'pmf_length', m.pmfLength[b]);
+      actions.set(ac, 'tail_first', m.tailFirstState[b]);
+      actions.set(ac, 'tail_start', tailBase + 3 * m.tailStart[b]);
+    }
+    stateScenario.fill(i, st, st + m.S + 1);
+    const w = warm[i]?.values;
+    if (w && w.length === m.S + 1) {
+      for (let s = 0; s <= m.S; s++) h[st + s] = w[s] - w[0];
+    }
+    const p = warm[i]?.policy;
+    const usable = p !== undefined && p.length === m.S + 1 && p[m.S] > 0 && p.every((a, s) => a >= 0 && a <= Math.min(s, m.B));
+    for (let s = 0; s <= m.S; s++) policy[st + s] = usable ? p[s] : Math.min(s, m.B);
+    st += m.S + 1;
+  });
+  return { scenarios, actions, coef, stateScenario, h, policy, stateOffset, totalStates };
+}
+
+/**
+ * Splits a batch into groups that fit one set of bindings (each buffer under the device's
+ * maxStorageBufferBindingSize), keeping the order.
+ */
+export function splitForLimits(models: readonly CompiledModel[], maxBindingBytes: number): number[][] {
+  const groups: number[][] = [];
+  let group: number[] = [];
+  let bytes = 0;
+  models.forEach((m, i) => {
+    const need = packedBytes(m);
+    if (need > maxBindingBytes) throw new Error(`a model with S = ${m.S}, B = ${m.B} needs ${need} bytes, over the binding limit ${maxBindingBytes}`);
+    if (group.length && bytes + need > maxBindingBytes) {
+      groups.push(group);
+      group = [];
+      bytes = 0;
+    }
+    group.push(i);
+    bytes += need;
+  });
+  if (group.length) groups.push(group);
+  return groups;
+}
