@@ -7,7 +7,7 @@ import { evaluatePolicy } from '../policy/evaluate.js';
 import { greedyPolicy, summarizePolicy } from '../policy/policy.js';
 import { resolveSolver } from './backends.js';
 import type { SolveResult } from './result.js';
-import type { SolverOutput, SolverProgress } from './types.js';
+import type { Solver, SolverOutput, SolverProgress } from './types.js';
 
 /** Spec §4: the states within B of the top must carry less than this under the solved policy. */
 export const TAIL_MASS_BOUND = 1e-9;
@@ -25,6 +25,8 @@ export interface ScenarioSolveOptions {
   readonly initialMaxQueue?: number;
   /** Values/policy from a similar solved scenario (same B): a warm start. */
   readonly warmStart?: WarmStart;
+  /** Solver to use instead of resolveSolver's pick (batched GPU solves pass their collector's). */
+  readonly solver?: Solver;
 }
 
 /** What a later solve of a similar scenario can start from. */
@@ -65,11 +67,13 @@ export async function solveScenarioDetailed(input: unknown, opts: ScenarioSolveO
   for (;;) {
     throwIfAborted(opts.signal);
     const model = compileGuarded(p, S, pmfs, fixedS);
-    const solver = await resolveSolver(opts.backend ?? settings.backend, opts.method ?? settings.method, {
-      states: S + 1,
-      batch: B,
-      pmfWidth: model.upReach + B,
-    });
+    const solver =
+      opts.solver ??
+      (await resolveSolver(opts.backend ?? settings.backend, opts.method ?? settings.method, {
+        states: S + 1,
+        batch: B,
+        pmfWidth: model.upReach + B,
+      }));
     const out = await solver.solve(model, {
       tolerance: settings.tolerance,
       maxIterations: settings.maxIterations,
