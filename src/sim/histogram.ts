@@ -52,10 +52,13 @@ export class LogHistogram {
   quantile(p: number): number {
     if (this.n === 0) return NaN;
     const rank = Math.max(1, Math.ceil(p * this.n));
+    if (rank >= this.n) return this.hi;
     let seen = 0;
     for (let k = 0; k < BUCKETS; k++) {
       seen += this.counts[k];
       if (seen >= rank) {
+        // The overflow bucket has no upper edge; its values are reported as the maximum.
+        if (k === BUCKETS - 1) return this.hi;
         const mid = (bucketLow(k) + bucketLow(k + 1)) / 2;
         return Math.min(this.hi, Math.max(this.lo, mid));
       }

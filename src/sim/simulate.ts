@@ -49,6 +49,7 @@ export function simulate(params: ModelParams, policy: SimPolicy | Policy, opts: 
     arrivals = ArrivalSource.trace(opts.trace);
   } else {
     requests = opts.requests ?? SIM_DEFAULTS.requests;
+    checkInteger(requests, 'requests', 1, SIM_LIMITS.maxRequests);
     warmup = opts.warmup ?? Math.max(SIM_DEFAULTS.minWarmup, Math.ceil(requests * SIM_DEFAULTS.warmupShare));
     checkInteger(warmup, 'warmupRequests', 0, SIM_LIMITS.maxRequests);
     assertStable(params, sim);
