@@ -14,3 +14,4 @@ export { solveScenario, solveScenarioDetailed, TAIL_MASS_BOUND, type ScenarioSol
 export { resolveSolver, registerGpuProvider, BackendUnavailableError, cpuSolver, type GpuProvider } from './solve/backends.js';
 export { relativeValueIteration } from './solve/cpu/rvi.js';
 export { policyIteration } from './solve/cpu/pi.js';
+export * from './sim/index.js';
