@@ -22,7 +22,7 @@
 // coefficients on h(S), h(S−1), h(S−2).
 // With greedy = 0 the kernel is an evaluation sweep of modified policy iteration instead: it
 // applies only the stored action policy[s] (B times cheaper) and leaves the policy alone,
-// except in rows that pass S (see below); the Odoni bounds are only read after greedy sweeps. The header (structs, uniforms, bindings, entry point)
+// except in rows that pass S far (see below); the Odoni bounds are only read after greedy sweeps. The header (structs, uniforms, bindings, entry point)
 // is generated from the kernel descriptor in src/solve/gpu/kernels.ts.
 
 // Value of serving b in state s (offset of the sum by −h(s), see below).
@@ -69,13 +69,14 @@ fn run(wg: u32, lid: u32) {
       gap[idx] = hold + info.wait_cost + info.wait_rate * (h[idx + 1u] - hs);
       return;
     }
-    if (i32(s) < actions[info.action_offset + fixed - 1u].tail_first) {
+    if (i32(s) < actions[info.action_offset + fixed - 1u].unstable_first) {
       gap[idx] = serve_value(info, s, fixed, hold, hs, d0, d1, d2);
       return;
     }
-    // A row that passes S is not stochastic (the tail extrapolation has coefficients of both
-    // signs, some large); iterated under a fixed, possibly poor action it can grow without
-    // bound. Such rows take the Bellman minimum in every sweep instead, which stays stable.
+    // A row that passes S far is not stochastic (the tail extrapolation has coefficients of
+    // both signs, some large); iterated under a fixed, possibly poor action it can grow without
+    // bound. Such rows (from unstable_first on, see pack.ts) take the Bellman minimum in every
+    // sweep instead, which stays stable.
   }
   var best = 3.0e38;
   var arg = 0u;

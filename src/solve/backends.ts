@@ -2,6 +2,8 @@ import { ScenarioError } from '../model/errors.js';
 import type { Backend, Method } from '../model/scenario.js';
 import { cpuPolicyIteration } from './cpu/pi.js';
 import { cpuValueIteration } from './cpu/rvi.js';
+import { gpuMightPayOff, sweepWork, type ModelSize } from './gpu/autoRule.js';
+import { readFlags } from './gpu/flags.js';
 import type { Solver } from './types.js';
 
 /** Raised when a backend that was asked for explicitly cannot run here. */
@@ -16,8 +18,9 @@ export function cpuSolver(method: Method): Solver {
 }
 
 /**
- * Picks the solver for a request. GPU solvers register themselves here (see src/solve/gpu);
- * until one is registered, backend GPU is refused and AUTO uses the CPU.
+ * Picks the solver for a request. The WebGPU provider (src/solve/gpu/provider.ts) is loaded
+ * on demand; backend GPU is refused when it finds no adapter, and AUTO uses the CPU unless
+ * the AUTO rule (src/solve/gpu/autoRule.ts, docs/gpu.md) says the GPU pays off.
  */
 export interface GpuProvider {
   /** A GPU solver when an adapter is usable for this model size, or undefined to use the CPU. */
@@ -25,10 +28,34 @@ export interface GpuProvider {
 }
 
 let gpuProvider: GpuProvider | undefined;
+let defaultGpuProvider: Promise<GpuProvider | undefined> | undefined;
 
+/** Replaces the default WebGPU provider (tests, embedders); undefined restores the default. */
 export function registerGpuProvider(p: GpuProvider | undefined): void {
   gpuProvider = p;
 }
+
+/**
+ * The registered provider, else the WebGPU one (src/solve/gpu), loaded on first need so that
+ * CPU-only use (BATCHWISE_GPU=off, or AUTO on models too small to ever pay off) never loads
+ * the native module. A module that fails to load leaves the CPU; GPU requests then say why.
+ */
+async function currentGpuProvider(backend: Backend, size: ModelSize): Promise<GpuProvider | undefined> {
+  if (gpuProvider) return gpuProvider;
+  const flags = readFlags();
+  if (flags.BATCHWISE_GPU === 'off') return undefined;
+  if (backend === 'AUTO' && !gpuMightPayOff(sweepWork([size]), flags)) return undefined;
+  defaultGpuProvider ??= import('./gpu/provider.js').then(
+    (m) => m.createGpuProvider(cpuSolver('POLICY_ITERATION')),
+    (e: unknown) => {
+      gpuLoadError = e instanceof Error ? e.message : String(e);
+      return undefined;
+    },
+  );
+  return defaultGpuProvider;
+}
+
+let gpuLoadError: string | undefined;
 
 export async function resolveSolver(
   backend: Backend,
@@ -36,8 +63,12 @@ export async function resolveSolver(
   size: { states: number; batch: number; pmfWidth: number },
 ): Promise<Solver> {
   if (backend === 'CPU') return cpuSolver(method);
-  const gpu = gpuProvider ? await gpuProvider.pick(backend, method, size) : undefined;
+  const provider = await currentGpuProvider(backend, size);
+  const gpu = provider ? await provider.pick(backend, method, size) : undefined;
   if (gpu) return gpu;
-  if (backend === 'GPU') throw new BackendUnavailableError('GPU backend is not available on this server (no WebGPU adapter)');
+  if (backend === 'GPU') {
+    const why = readFlags().BATCHWISE_GPU === 'off' ? 'BATCHWISE_GPU=off' : gpuLoadError ? `the WebGPU module did not load: ${gpuLoadError}` : 'no WebGPU adapter';
+    throw new BackendUnavailableError(`GPU backend is not available on this server (${why})`);
+  }
   return cpuSolver(method);
 }

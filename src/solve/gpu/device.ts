@@ -1,10 +1,10 @@
 import { create } from 'webgpu';
+import type { AdapterKind } from './autoRule.js';
 import { readFlags, type GpuFlags } from './flags.js';
 import { gpuLogger } from './log.js';
 import { GpuRunner } from './runner.js';
 
-/** 'hardware': a real GPU through the core feature level; 'software': Mesa llvmpipe and the like. */
-export type AdapterKind = 'hardware' | 'software';
+export type { AdapterKind } from './autoRule.js';
 
 /** The process's GPU: one device, its runner, and what the adapter is. */
 export interface GpuContext {
@@ -83,6 +83,8 @@ async function openGpu(flags: GpuFlags): Promise<GpuContext | undefined> {
     { options: ['backend=opengles'], request: { featureLevel: 'compatibility' }, level: 'compatibility' },
   ];
   for (const a of attempts) {
+    // Mesa's EGL needs a platform; compute needs no display, so headless is the right default.
+    if (a.level === 'compatibility') process.env.EGL_PLATFORM ??= 'surfaceless';
     let adapter: GPUAdapter | null = null;
     try {
       const key = a.options.join(',');

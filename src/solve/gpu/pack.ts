@@ -20,6 +20,28 @@ export interface PackedBatch {
   readonly totalStates: number;
 }
 
+/**
+ * Bound on the excess absolute row mass (rate × Σ|coefficients| − 1) of a tail row that an
+ * evaluation sweep may iterate under a fixed action. Tail rows carry the quadratic
+ * extrapolation of spec §4, with coefficients of both signs that grow with the overflow; a
+ * row far from stochastic, iterated under a fixed poor action, grows without bound (seen on
+ * the spec's λ = 4000 case). Rows whose overflow mass is negligible are as safe as any.
+ */
+export const EVAL_ROW_EXCESS = 1e-3;
+
+/** First state s whose serve-b row exceeds EVAL_ROW_EXCESS (S + 1 when none). */
+export function unstableFirst(m: CompiledModel, b: number): number {
+  const rate = m.tau / m.sojourn[b];
+  for (let s = m.tailFirstState[b]; s <= m.S; s++) {
+    const r = 3 * (m.tailStart[b] + s - m.tailFirstState[b]);
+    let negative = 0;
+    for (let i = 0; i < 3; i++) negative += Math.max(0, -m.tailCoef[r + i]);
+    // Row mass is 1, so Σ|c| − 1 = 2 × the negative part.
+    if (rate * 2 * negative > EVAL_ROW_EXCESS) return s;
+  }
+  return m.S + 1;
+}
+
 /** Bytes of device memory a model takes in a batch (used to split big batches). */
 export function packedBytes(m: CompiledModel): number {
   const states = m.S + 1;
@@ -75,6 +97,7 @@ export function packBatch(models: readonly CompiledModel[], warm: readonly (Warm
       actions.set(ac, 'pmf_length', m.pmfLength[b]);
       actions.set(ac, 'tail_first', m.tailFirstState[b]);
       actions.set(ac, 'tail_start', tailBase + 3 * m.tailStart[b]);
+      actions.set(ac, 'unstable_first', unstableFirst(m, b));
     }
     stateScenario.fill(i, st, st + m.S + 1);
     const w = warm[i]?.values;

@@ -31,7 +31,7 @@ export interface GpuRviResult {
 /** Test and benchmark hooks. */
 export interface GpuRunHooks {
   /** Called after each submitted chunk of sweeps (tests destroy the device here). */
-  afterSubmit?(info: { device: GPUDevice; sweeps: number }): void;
+  afterSubmit?(info: { device: GPUDevice; sweeps: number; scenarios: number }): void;
 }
 
 export interface BatchedRviOptions {
@@ -110,7 +110,7 @@ async function runGroup(ctx: GpuContext, jobs: readonly GpuRviJob[], opts: Batch
       const chunk = cycles * (m + 1);
       const [data] = await runner.submit(enc, `bellman_sweep ×${chunk} (sweeps ${sweeps + 1}..${sweeps + chunk}, ${n} scenarios)`, [read]);
       sweeps += chunk;
-      opts.hooks?.afterSubmit?.({ device, sweeps });
+      opts.hooks?.afterSubmit?.({ device, sweeps, scenarios: n });
       const f = new Float32Array(data);
       const u = new Uint32Array(data);
       trackers.forEach((t, j) => {

@@ -30,27 +30,27 @@ export function shadersDirectory(): string {
   throw new ShaderError('*', `no shaders/ directory found above ${fileURLToPath(import.meta.url)}`);
 }
 
-const bodies = new Map<string, string>();
+const files = new Map<string, string>();
 
 /**
- * The kernel's body from `shaders/<name>.wgsl`. The file must open with the comment that
- * lists the kernel's declared bindings and uniforms (see interfaceComment).
+ * The kernel's body from `shaders/<name>.wgsl` (read once). The file must open with the
+ * comment that lists the kernel's declared bindings and uniforms (see interfaceComment).
  */
 export function loadShaderBody(k: KernelDescriptor): string {
-  const cached = bodies.get(k.name);
-  if (cached !== undefined) return cached;
   const path = join(shadersDirectory(), `${k.name}.wgsl`);
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new ShaderError(k.name, `cannot read ${path}: ${(e as Error).message}`);
+  let text = files.get(path);
+  if (text === undefined) {
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (e) {
+      throw new ShaderError(k.name, `cannot read ${path}: ${(e as Error).message}`);
+    }
+    files.set(path, text);
   }
   const expected = interfaceComment(k);
   if (!text.startsWith(expected)) {
     throw new ShaderError(k.name, `${path} must open with the comment of its declared interface:\n${expected}`);
   }
-  bodies.set(k.name, text);
   return text;
 }
 

@@ -36,7 +36,7 @@ export const ACTION_INFO: StructDecl = {
     { name: 'pmf_length', type: 'i32' },
     { name: 'tail_first', type: 'i32' }, // first s whose transition passes S
     { name: 'tail_start', type: 'u32' }, // where that state's tail triple starts in `coef`
-    { name: 'pad', type: 'u32' },
+    { name: 'unstable_first', type: 'i32' }, // first s whose tail row is too far from stochastic to iterate under a fixed action
   ],
 };
 

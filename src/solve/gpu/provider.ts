@@ -1,0 +1,45 @@
+import type { GpuProvider } from '../backends.js';
+import type { Solver } from '../types.js';
+import { gpuMightPayOff, gpuPaysOff, sweepWork } from './autoRule.js';
+import { acquireGpu, GpuUnavailableError } from './device.js';
+import { readFlags, type GpuFlags } from './flags.js';
+import { gpuLogger } from './log.js';
+import type { GpuRunHooks } from './rvi.js';
+import { gpuSolver } from './solver.js';
+import { directStage } from './stage.js';
+
+export interface GpuProviderOptions {
+  readonly flags?: GpuFlags;
+  /** Test hooks (e.g. destroy the device mid-solve). */
+  readonly hooks?: GpuRunHooks;
+}
+
+/**
+ * The provider behind backend GPU and AUTO (src/solve/backends.ts): GPU gives the WebGPU
+ * solver whenever a device can be had; AUTO gives it only where the AUTO rule says it pays
+ * off, and decides small models without opening a device at all. `polish` is the f64 CPU
+ * policy iteration (passed in: src/solve/gpu does not import src/solve/cpu).
+ */
+export function createGpuProvider(polish: Solver, opts: GpuProviderOptions = {}): GpuProvider {
+  const flags = opts.flags ?? readFlags();
+  const solver = gpuSolver(directStage(flags, opts.hooks), polish);
+  return {
+    async pick(backend, _method, size) {
+      if (flags.BATCHWISE_GPU === 'off' || backend === 'CPU') return undefined;
+      const work = sweepWork([size]);
+      if (backend === 'AUTO' && !gpuMightPayOff(work, flags)) return undefined;
+      let ctx;
+      try {
+        ctx = await acquireGpu(flags);
+      } catch (e) {
+        // BATCHWISE_GPU=required without an adapter: say so; GPU requests are then refused.
+        if (!(e instanceof GpuUnavailableError)) throw e;
+        gpuLogger().error({ err: e }, 'no GPU although BATCHWISE_GPU=required');
+        return undefined;
+      }
+      if (!ctx) return undefined;
+      if (backend === 'AUTO' && !gpuPaysOff(work, ctx.kind, flags)) return undefined;
+      return solver;
+    },
+  };
+}

@@ -1,0 +1,226 @@
+import { describe, expect, it } from 'vitest';
+import { compileModel, type CompiledModel } from '../../src/model/compile.js';
+import { validateScenario } from '../../src/model/validate.js';
+import { bellmanStep } from '../../src/policy/greedy.js';
+import { gpuMightPayOff, gpuPaysOff, sweepWork } from '../../src/solve/gpu/autoRule.js';
+import { BatchCollector } from '../../src/solve/gpu/collector.js';
+import { DEFAULT_FLAGS, readFlags } from '../../src/solve/gpu/flags.js';
+import { EVAL_ROW_EXCESS, packBatch, splitForLimits, unstableFirst, type PackedBatch } from '../../src/solve/gpu/pack.js';
+import type { GpuRviJob } from '../../src/solve/gpu/rvi.js';
+import { StopTracker } from '../../src/solve/gpu/stopRule.js';
+import { rng } from '../helpers/random.js';
+import { specScenario } from '../helpers/scenarios.js';
+
+function model(raw: object, S: number): CompiledModel {
+  return compileModel(validateScenario(raw).params, S);
+}
+
+/**
+ * The greedy sweep written over the packed arrays exactly as bellman_sweep.wgsl indexes them
+ * (in f64): if the packing put any offset in the wrong place, this disagrees with bellmanStep.
+ */
+function sweepPacked(p: PackedBatch, sc: number, h: Float64Array): { gap: Float64Array; policy: Int32Array } {
+  const S = p.scenarios.get(sc, 'last');
+  const B = p.scenarios.get(sc, 'max_batch');
+  const base = p.scenarios.get(sc, 'state_offset');
+  const ao = p.scenarios.get(sc, 'action_offset');
+  const gap = new Float64Array(S + 1);
+  const policy = new Int32Array(S + 1);
+  for (let s = 0; s <= S; s++) {
+    expect(p.stateScenario[base + s]).toBe(sc);
+    const hs = h[s];
+    const hold = p.scenarios.get(sc, 'cost_slope') * s;
+    let best = s < S ? hold + p.scenarios.get(sc, 'wait_cost') + p.scenarios.get(sc, 'wait_rate') * (h[s + 1] - hs) : Infinity;
+    let arg = 0;
+    for (let b = 1; b <= Math.min(s, B); b++) {
+      const a = ao + b - 1;
+      const j0 = s - b + p.actions.get(a, 'pmf_offset');
+      const nIn = Math.min(S - j0 + 1, p.actions.get(a, 'pmf_length'));
+      let acc = 0;
+      for (let i = 0; i < nIn; i++) acc += p.coef[p.actions.get(a, 'pmf_start') + i] * (h[j0 + i] - hs);
+      const tf = p.actions.get(a, 'tail_first');
+      if (s >= tf) {
+        const r = p.actions.get(a, 'tail_start') + 3 * (s - tf);
+        acc += p.coef[r] * (h[S] - hs) + p.coef[r + 1] * (h[S - 1] - hs) + p.coef[r + 2] * (h[S - 2] - hs);
+      }
+      const v = hold + p.actions.get(a, 'cost') + p.actions.get(a, 'rate') * acc;
+      if (v < best) {
+        best = v;
+        arg = b;
+      }
+    }
+    gap[s] = best;
+    policy[s] = arg;
+  }
+  return { gap, policy };
+}
+
+describe('packing a batch of different S and B', () => {
+  const models = [
+    model(specScenario(4000, 1e-3), 60),
+    model({ ...specScenario(1200, 1e-4), maxBatchSize: 8, serviceTime: { table: { values: [2, 2.3, 2.5, 2.9, 3.1, 3.4, 3.6, 4].map((x) => x / 1000) }, distribution: 'GAMMA', cv: 0.7 } }, 25),
+    model({ ...specScenario(2000, 1e-4), serviceTime: { linear: { perItem: 0.0001438, base: 0.0018874 }, distribution: 'EXPONENTIAL' } }, 90),
+  ];
+  const packed = packBatch(models);
+
+  it('lays the scenarios end to end', () => {
+    expect(packed.stateOffset).toEqual([0, 61, 87]);
+    expect(packed.totalStates).toBe(61 + 26 + 91);
+    expect(packed.actions.count).toBe(32 + 8 + 32);
+    expect(packed.policy[61 + 20]).toBe(8); // default start: serve min(s, B)
+    expect(packed.policy[5]).toBe(5);
+  });
+
+  it('gives the f64 Bellman step when swept as the shader sweeps it', () => {
+    const r = rng(7);
+    models.forEach((m, sc) => {
+      const h = new Float64Array(m.S + 1);
+      for (let s = 1; s <= m.S; s++) h[s] = h[s - 1] + m.costSlope * s * (0.5 + r()) * 40; // convex-ish, like relative values
+      const ref = { gap: new Float64Array(m.S + 1), policy: new Int32Array(m.S + 1) };
+      bellmanStep(m, h, ref.gap, ref.policy);
+      const got = sweepPacked(packed, sc, h);
+      const scale = Math.max(...ref.gap.map(Math.abs));
+      for (let s = 0; s <= m.S; s++) expect(Math.abs(got.gap[s] - ref.gap[s])).toBeLessThan(1e-5 * scale);
+      const agree = ref.policy.filter((a, s) => a === got.policy[s]).length;
+      expect(agree).toBeGreaterThanOrEqual(m.S); // f32 coefficients may flip a near tie at most
+    });
+  });
+
+  it('takes warm values relative to state 0 and a usable warm policy', () => {
+    const m = models[1];
+    const values = Float64Array.from({ length: m.S + 1 }, (_, s) => 10 + s * s);
+    const policy = Int32Array.from({ length: m.S + 1 }, (_, s) => (s < 3 ? 0 : Math.min(s, m.B)));
+    const p = packBatch([m], [{ values, policy }]);
+    expect(Array.from(p.h.subarray(0, 4))).toEqual([0, 1, 4, 9]);
+    expect(Array.from(p.policy.subarray(0, 5))).toEqual([0, 0, 0, 3, 4]);
+    // A policy that waits at S is not usable: the default start is taken instead.
+    const bad = policy.slice();
+    bad[m.S] = 0;
+    expect(packBatch([m], [{ policy: bad }]).policy[2]).toBe(2);
+  });
+
+  it('marks the tail rows too far from stochastic for fixed-action sweeps', () => {
+    const m = models[0];
+    for (let b = 1; b <= m.B; b++) {
+      const first = unstableFirst(m, b);
+      expect(first).toBeGreaterThanOrEqual(m.tailFirstState[b]);
+      const excess = (s: number): number => {
+        const r = 3 * (m.tailStart[b] + s - m.tailFirstState[b]);
+        return (2 * m.tau / m.sojourn[b]) * [0, 1, 2].reduce((acc, i) => acc + Math.max(0, -m.tailCoef[r + i]), 0);
+      };
+      if (first <= m.S) expect(excess(first)).toBeGreaterThan(EVAL_ROW_EXCESS);
+      if (first - 1 >= m.tailFirstState[b]) expect(excess(first - 1)).toBeLessThanOrEqual(EVAL_ROW_EXCESS);
+    }
+    expect(unstableFirst(m, 1)).toBeLessThanOrEqual(m.S); // serving 1 at S overflows by ~8: far from stochastic
+  });
+
+  it('splits batches that exceed one binding, keeping the order', () => {
+    const groups = splitForLimits([...models, ...models], 150_000);
+    expect(groups.flat()).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(groups.length).toBeGreaterThan(1);
+    expect(() => splitForLimits(models, 100)).toThrow('over the binding limit 100');
+  });
+});
+
+describe('flags', () => {
+  it('reads overrides from the environment and names bad values', () => {
+    const f = readFlags({ BATCHWISE_GPU: 'Required', BATCHWISE_GPU_EVAL_SWEEPS: '0', BATCHWISE_GPU_AUTO_MIN_WORK_HARDWARE: 'Infinity' });
+    expect(f.BATCHWISE_GPU).toBe('required');
+    expect(f.BATCHWISE_GPU_EVAL_SWEEPS).toBe(0);
+    expect(f.BATCHWISE_GPU_AUTO_MIN_WORK_HARDWARE).toBe(Infinity);
+    expect(f.BATCHWISE_GPU_CYCLES_PER_CHECK).toBe(DEFAULT_FLAGS.BATCHWISE_GPU_CYCLES_PER_CHECK);
+    expect(() => readFlags({ BATCHWISE_GPU: 'maybe' })).toThrow('BATCHWISE_GPU must be one of off, auto, required');
+    expect(() => readFlags({ BATCHWISE_GPU_CYCLES_PER_CHECK: '0' })).toThrow('BATCHWISE_GPU_CYCLES_PER_CHECK must be a positive number');
+  });
+});
+
+describe('AUTO rule', () => {
+  const size = { states: 1000, batch: 64, pmfWidth: 200 };
+  it('sums states × actions × pmf width over the batch', () => {
+    expect(sweepWork([size, size])).toBe(2 * 1000 * 64 * 200);
+  });
+  it('never picks a software adapter with the measured (infinite) threshold; a hardware one past its threshold', () => {
+    const w = sweepWork([size]);
+    expect(gpuPaysOff(1e15, 'software', DEFAULT_FLAGS)).toBe(false);
+    expect(gpuPaysOff(w, 'hardware', DEFAULT_FLAGS)).toBe(w >= DEFAULT_FLAGS.BATCHWISE_GPU_AUTO_MIN_WORK_HARDWARE);
+    expect(gpuPaysOff(DEFAULT_FLAGS.BATCHWISE_GPU_AUTO_MIN_WORK_HARDWARE, 'hardware', DEFAULT_FLAGS)).toBe(true);
+    expect(gpuMightPayOff(1, DEFAULT_FLAGS)).toBe(false);
+    expect(gpuPaysOff(5, 'software', { ...DEFAULT_FLAGS, BATCHWISE_GPU_AUTO_MIN_WORK_SOFTWARE: 5 })).toBe(true);
+  });
+});
+
+describe('f32 stop rule', () => {
+  const flags = { ...DEFAULT_FLAGS, BATCHWISE_GPU_F32_TOLERANCE: 1e-6, BATCHWISE_GPU_STALL_CHECKS: 3, BATCHWISE_GPU_STABLE_CHECKS: 2 };
+  it('converges at max(tolerance, f32 floor)', () => {
+    const t = new StopTracker(flags, 1e-9);
+    t.check(1, 1 + 2e-6, 5, 10, false);
+    expect(t.done).toBe(false);
+    t.check(1, 1 + 5e-7, 5, 20, false);
+    expect([t.done, t.stop, t.sweeps]).toEqual([true, 'converged', 20]);
+  });
+  it('stops when the gap no longer falls by 1 %', () => {
+    const t = new StopTracker(flags, 1e-9);
+    for (const gap of [1e-2, 5e-3, 4.99e-3, 4.98e-3]) t.check(1, 1 + gap, 1, 0, false);
+    expect(t.done).toBe(false);
+    t.check(1, 1 + 4.97e-3, 1, 0, false);
+    expect(t.stop).toBe('stalled');
+  });
+  it('stops when the greedy policy has not changed for the set number of checks', () => {
+    const t = new StopTracker(flags, 1e-9);
+    let gap = 1e-1;
+    for (const changes of [3, 0, 2, 0]) t.check(1, 1 + (gap /= 2), changes, 0, false);
+    expect(t.done).toBe(false);
+    t.check(1, 1 + (gap /= 2), 0, 0, false);
+    expect(t.stop).toBe('stable');
+  });
+  it('reports non-finite bounds as diverged, and the sweep cap', () => {
+    const t = new StopTracker(flags, 1e-9);
+    t.check(Number.NEGATIVE_INFINITY, 1, 0, 0, false);
+    expect(t.stop).toBe('diverged');
+    const c = new StopTracker(flags, 1e-9);
+    c.check(1, 2, 9, 100, true);
+    expect(c.stop).toBe('max-sweeps');
+  });
+});
+
+describe('batch collector', () => {
+  const job = (S: number): GpuRviJob => ({ model: { S } as CompiledModel, tolerance: 1e-9 });
+
+  it('runs a round once every participant waits, and re-batches those that come back', async () => {
+    const rounds: number[][] = [];
+    const c = new BatchCollector(async (jobs) => {
+      rounds.push(jobs.map((j) => j.model.S));
+      return jobs.map((j) => ({ adapter: 'fake', result: { lower: j.model.S, upper: j.model.S, sweeps: 1, stop: 'converged' as const } }));
+    });
+    c.join();
+    c.join();
+    c.join();
+    const a = c.stage(job(1));
+    const b = c.stage(job(2));
+    await Promise.resolve();
+    expect(rounds).toEqual([]); // the third participant is still busy
+    const third = (async () => {
+      const r = await c.stage(job(3));
+      c.leave();
+      return r;
+    })();
+    expect((await a)?.result.lower).toBe(1);
+    expect((await b)?.result.lower).toBe(2);
+    expect((await third)?.result.lower).toBe(3);
+    // Two come back (a bigger S); the one that left is no longer waited for.
+    const again = [c.stage(job(10)), c.stage(job(20))];
+    await Promise.all(again);
+    expect(rounds).toEqual([[1, 2, 3], [10, 20]]);
+    expect(c.batchSizes).toEqual([3, 2]);
+  });
+
+  it('passes a failed round to every waiting solve', async () => {
+    const c = new BatchCollector(async () => {
+      throw new Error('device lost');
+    });
+    c.join();
+    c.join();
+    const both = Promise.allSettled([c.stage(job(1)), c.stage(job(2))]);
+    expect((await both).map((r) => r.status)).toEqual(['rejected', 'rejected']);
+  });
+});
