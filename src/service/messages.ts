@@ -6,6 +6,7 @@
 import type { Scenario } from '../model/scenario.js';
 import type { PolicySummary } from '../policy/policy.js';
 import type { EvaluationResult, SolveResult } from '../solve/result.js';
+import type { SimulationResult } from '../sim/result.js';
 
 export interface SolveRequest {
   scenario?: unknown;
@@ -79,3 +80,17 @@ export type EvaluateResponse = EvaluationResult;
 
 /** What clients send: the scenario in its JSON form. */
 export type ScenarioInput = Scenario;
+
+/** Simulate (the fields of src/sim's SimulateRequest; integers may arrive as numbers). */
+export interface SimulateRequestMessage {
+  scenario?: unknown;
+  policy?: string;
+  requests?: number;
+  seed?: number;
+  warmupRequests?: number;
+  confidenceBatches?: number;
+  arrivalTimestamps?: number[];
+}
+
+/** The SimulationResult message: the core's result, with CI half-widths unset instead of null. */
+export type SimulateResponse = SimulationResult;

@@ -10,7 +10,7 @@ export { AimdPolicy, type AimdOptions } from './policies/aimd.js';
 export { TablePolicy } from './policies/table.js';
 export { parseTrace, formatTrace, type TraceOptions } from './trace.js';
 export { poissonArrivalTimes } from './arrivals.js';
-export { simulateRequest, type SimulateRequest, type SimulateDeps } from './request.js';
+export { simulateRequest, parseSimulateRequest, runSimulateCall, type SimulateRequest, type SimulateCall, type SimulateDeps } from './request.js';
 export { comparePolicies, defaultDelayGrid, type Comparison, type ComparisonRow, type CompareOptions, type DelayTrial } from './compare.js';
 export { parseDuration, formatDuration } from './durations.js';
 export { Rng } from './rng.js';

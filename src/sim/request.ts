@@ -1,9 +1,9 @@
-import { ScenarioError } from '../model/errors.js';
+import { LimitError, ScenarioError } from '../model/errors.js';
 import type { Scenario, ValidatedScenario } from '../model/scenario.js';
 import { validateScenario } from '../model/validate.js';
 import type { Policy } from '../policy/policy.js';
 import { SIM_LIMITS } from './limits.js';
-import { buildSimPolicy, parseSimPolicySpec } from './policySpec.js';
+import { buildSimPolicy, parseSimPolicySpec, type SimPolicySpec } from './policySpec.js';
 import type { SimulationResult } from './result.js';
 import { simulate } from './simulate.js';
 
@@ -14,6 +14,7 @@ export interface SimulateRequest {
   readonly policy?: string;
   /** Requests to measure; 0 or absent = default (10⁶, or the trace less warm-up). */
   readonly requests?: number | string;
+  /** Absent = 1. */
   readonly seed?: number | string;
   /** 0 or absent = default. */
   readonly warmupRequests?: number | string;
@@ -21,6 +22,17 @@ export interface SimulateRequest {
   readonly confidenceBatches?: number | string;
   /** Replay these arrival times (seconds, non-decreasing) instead of Poisson arrivals. */
   readonly arrivalTimestamps?: readonly number[];
+}
+
+/** A validated Simulate request: plain data (typed arrays included), so it can cross to a worker thread. */
+export interface SimulateCall {
+  readonly scenario: ValidatedScenario;
+  readonly spec: SimPolicySpec;
+  readonly requests?: number;
+  readonly seed?: number;
+  readonly warmup?: number;
+  readonly ciBatches?: number;
+  readonly trace?: Float64Array;
 }
 
 export interface SimulateDeps {
@@ -38,6 +50,24 @@ const KNOWN = ['scenario', 'policy', 'requests', 'seed', 'warmupRequests', 'conf
  * does not import src/solve), simulates and returns the result object. No I/O.
  */
 export async function simulateRequest(input: unknown, deps: SimulateDeps = {}): Promise<SimulationResult> {
+  const call = parseSimulateRequest(input);
+  let optimal: Policy | undefined;
+  if (call.spec.kind === 'optimal') {
+    if (!deps.optimalPolicy) throw new ScenarioError('policy', 'optimal is not available here (no solver)');
+    optimal = await deps.optimalPolicy(call.scenario, deps.signal);
+  }
+  return runSimulateCall(call, optimal, deps);
+}
+
+/**
+ * Validates a Simulate request. `parseScenario` turns the request's scenario into a
+ * validated one (default: validateScenario; the service passes its proto conversion and
+ * limits); its errors come back with paths under `scenario.`.
+ */
+export function parseSimulateRequest(
+  input: unknown,
+  parseScenario: (raw: unknown) => ValidatedScenario = validateScenario,
+): SimulateCall {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     throw new ScenarioError('request', 'must be a JSON object');
   }
@@ -46,46 +76,64 @@ export async function simulateRequest(input: unknown, deps: SimulateDeps = {}): 
     if (!KNOWN.includes(k)) throw new ScenarioError(k, `is not a known field (expected one of: ${KNOWN.join(', ')})`);
   }
   if (req.scenario === undefined || req.scenario === null) throw new ScenarioError('scenario', 'is required');
-  const scenario = prefixed('scenario', () => validateScenario(req.scenario));
-  const B = scenario.params.maxBatchSize;
+  const raw = req.scenario;
+  const scenario = underScenario(() => parseScenario(raw));
   const policyText = req.policy === undefined || req.policy === null || req.policy === '' ? 'optimal' : req.policy;
   if (typeof policyText !== 'string') throw new ScenarioError('policy', 'must be a string such as "optimal" or "triton:delay=2ms"');
-  const spec = parseSimPolicySpec(policyText, B);
-  let optimal: Policy | undefined;
-  if (spec.kind === 'optimal') {
-    if (!deps.optimalPolicy) throw new ScenarioError('policy', 'optimal is not available here (no solver)');
-    optimal = await deps.optimalPolicy(scenario, deps.signal);
+  const requests = optionalInt(req.requests, 'requests');
+  if (requests !== undefined && requests > SIM_LIMITS.maxRequests) {
+    throw new LimitError('requests', `must be ≤ ${SIM_LIMITS.maxRequests} per simulation (got ${requests})`);
   }
-  const trace = timestamps(req.arrivalTimestamps);
-  return simulate(scenario.params, buildSimPolicy(spec, scenario.params, optimal), {
-    requests: optionalInt(req.requests, 'requests'),
-    seed: optionalInt(req.seed, 'seed') ?? undefined,
+  return {
+    scenario,
+    spec: parseSimPolicySpec(policyText, scenario.params.maxBatchSize),
+    requests,
+    seed: optionalInt(req.seed, 'seed', true),
     warmup: optionalInt(req.warmupRequests, 'warmupRequests'),
     ciBatches: optionalInt(req.confidenceBatches, 'confidenceBatches'),
-    trace,
-    signal: deps.signal,
-    onProgress: deps.onProgress,
+    trace: timestamps(req.arrivalTimestamps),
+  };
+}
+
+/** Runs a validated call; `optimal` is the solved policy when the spec is `optimal`. */
+export function runSimulateCall(
+  call: SimulateCall,
+  optimal: Policy | undefined,
+  opts: { signal?: AbortSignal; onProgress?: (measured: number, total: number) => void } = {},
+): SimulationResult {
+  const params = call.scenario.params;
+  return simulate(params, buildSimPolicy(call.spec, params, optimal), {
+    requests: call.requests,
+    seed: call.seed,
+    warmup: call.warmup,
+    ciBatches: call.ciBatches,
+    trace: call.trace,
+    signal: opts.signal,
+    onProgress: opts.onProgress,
   });
 }
 
-/** Re-raises a scenario error with its path under `prefix` (scenario.arrivalRate, …). */
-function prefixed<T>(prefix: string, f: () => T): T {
+/** Re-raises a scenario error with its path under `scenario.` (scenario.arrivalRate, …). */
+function underScenario<T>(f: () => T): T {
   try {
     return f();
   } catch (e) {
-    if (e instanceof ScenarioError && !e.field.startsWith(prefix)) throw new ScenarioError(`${prefix}.${e.field}`, e.reason);
+    if ((e instanceof ScenarioError || e instanceof LimitError) && !/^scenario(\.|$)/.test(e.field)) {
+      const Ctor = e instanceof LimitError ? LimitError : ScenarioError;
+      throw new Ctor(`scenario.${e.field}`, e.reason);
+    }
     throw e;
   }
 }
 
-/** Integer field; proto3 JSON writes 64-bit integers as strings. 0 or absent = default. */
-function optionalInt(v: unknown, field: string): number | undefined {
+/** Integer field; proto3 JSON writes 64-bit integers as strings. 0 or absent = default, except where 0 is a value. */
+function optionalInt(v: unknown, field: string, zeroIsValue = false): number | undefined {
   if (v === undefined || v === null) return undefined;
   const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
   if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) {
     throw new ScenarioError(field, `must be a non-negative integer (got ${JSON.stringify(v)})`);
   }
-  return n === 0 && field !== 'seed' ? undefined : n;
+  return n === 0 && !zeroIsValue ? undefined : n;
 }
 
 function timestamps(v: unknown): Float64Array | undefined {
@@ -93,7 +141,7 @@ function timestamps(v: unknown): Float64Array | undefined {
   if (!Array.isArray(v)) throw new ScenarioError('arrivalTimestamps', 'must be an array of numbers (seconds)');
   if (v.length === 0) return undefined;
   if (v.length > SIM_LIMITS.maxTraceArrivals) {
-    throw new ScenarioError('arrivalTimestamps', `holds ${v.length} entries; at most ${SIM_LIMITS.maxTraceArrivals}`);
+    throw new LimitError('arrivalTimestamps', `holds ${v.length} entries; at most ${SIM_LIMITS.maxTraceArrivals}`);
   }
   const out = new Float64Array(v.length);
   for (let i = 0; i < v.length; i++) {

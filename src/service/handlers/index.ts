@@ -1,6 +1,7 @@
 import type { ServerStreamingHandler, UnaryHandler } from '../rpc/context.js';
 import type { ServiceDeps } from './deps.js';
 import { createEvaluateHandler } from './evaluate.js';
+import { createSimulateHandler } from './simulate.js';
 import { createSolveHandler } from './solve.js';
 import { createSolveBatchHandler } from './solveBatch.js';
 
@@ -20,4 +21,5 @@ export const RPCS: Readonly<Record<string, RpcDefinition>> = {
   Solve: { kind: 'serverStreaming', create: createSolveHandler },
   SolveBatch: { kind: 'serverStreaming', create: createSolveBatchHandler },
   Evaluate: { kind: 'unary', create: createEvaluateHandler },
+  Simulate: { kind: 'unary', create: createSimulateHandler },
 };

@@ -1,6 +1,8 @@
 import { LimitError } from '../../model/errors.js';
 import type { ValidatedScenario } from '../../model/scenario.js';
 import type { Policy } from '../../policy/policy.js';
+import { runSimulateCall, type SimulateCall } from '../../sim/request.js';
+import type { SimulationResult } from '../../sim/result.js';
 import { evaluateScenarioPolicy } from '../../solve/evaluateScenario.js';
 import type { EvaluationResult, SolveResult } from '../../solve/result.js';
 import { solveScenarioDetailed, type WarmStart } from '../../solve/solveScenario.js';
@@ -14,6 +16,7 @@ import type { SolverProgress } from '../../solve/types.js';
 export interface JobTypes {
   solve: { payload: SolveJob; result: SolveJobResult; progress: SolverProgress };
   evaluate: { payload: EvaluateJob; result: EvaluationResult; progress: never };
+  simulate: { payload: SimulateJob; result: SimulationResult; progress: never };
 }
 
 export type JobKind = keyof JobTypes;
@@ -35,6 +38,12 @@ export interface SolveJobResult {
 export interface EvaluateJob {
   readonly scenario: ValidatedScenario;
   readonly policy: Policy;
+}
+
+export interface SimulateJob {
+  readonly call: SimulateCall;
+  /** The solved policy when the call asks for `optimal`. */
+  readonly optimal?: Policy;
 }
 
 export interface JobIo<P> {
@@ -82,6 +91,10 @@ export const JOBS: { readonly [K in JobKind]: JobFn<K> } = {
 
   async evaluate(job, io) {
     return { result: evaluateScenarioPolicy(job.scenario, job.policy, { signal: io.signal }) };
+  },
+
+  async simulate(job, io) {
+    return { result: runSimulateCall(job.call, job.optimal, { signal: io.signal }) };
   },
 };
 
