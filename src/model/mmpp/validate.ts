@@ -1,0 +1,150 @@
+import { fitTwoPhaseMmpp, type TraceFitReport } from '../../fit/fitTrace.js';
+import { ScenarioError } from '../errors.js';
+import { burstToMmpp } from './burst.js';
+import { MMPP_LIMITS } from './limits.js';
+import { makeMmpp, unreachablePhase, type MmppProcess } from './process.js';
+
+type Obj = Record<string, unknown>;
+
+/** A validated arrival process, with the fit report when it came from a trace. */
+export interface ValidatedArrivals {
+  readonly process: MmppProcess;
+  readonly fit?: TraceFitReport;
+}
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function describe(v: unknown): string {
+  if (typeof v === 'number' || typeof v === 'string') return JSON.stringify(v);
+  if (v === null) return 'null';
+  return Array.isArray(v) ? 'an array' : typeof v;
+}
+
+function onlyKeys(o: Obj, path: string, allowed: readonly string[]): void {
+  for (const k of Object.keys(o)) {
+    if (!allowed.includes(k)) throw new ScenarioError(`${path}.${k}`, `is not a known field (expected one of: ${allowed.join(', ')})`);
+  }
+}
+
+function finite(v: unknown, path: string, min: number, strict: boolean, max = MMPP_LIMITS.maxRate): number {
+  if (typeof v !== 'number' || Number.isNaN(v)) throw new ScenarioError(path, `must be a number (got ${describe(v)})`);
+  if (!Number.isFinite(v)) throw new ScenarioError(path, `must be finite (got ${v})`);
+  if (strict ? !(v > min) : v < min) throw new ScenarioError(path, `must be ${strict ? '>' : '≥'} ${min} (got ${v})`);
+  if (v > max) throw new ScenarioError(path, `must be ≤ ${max} (got ${v})`);
+  return v;
+}
+
+function numberArray(v: unknown, path: string): unknown[] {
+  if (!Array.isArray(v)) throw new ScenarioError(path, `must be an array (got ${describe(v)})`);
+  return v;
+}
+
+/**
+ * Validates `arrivalProcess` (one of mmpp, burst, trace) and returns the MMPP it describes.
+ * Every refusal names the field: the bad rate, the generator entry or row, the phase that
+ * makes Q reducible, the burst parameter out of range, the first out-of-order timestamp.
+ */
+export function validateArrivalProcess(raw: unknown, path = 'arrivalProcess'): ValidatedArrivals {
+  if (!isObj(raw)) throw new ScenarioError(path, `must be an object with one of mmpp, burst, trace (got ${describe(raw)})`);
+  onlyKeys(raw, path, ['mmpp', 'burst', 'trace']);
+  const given = ['mmpp', 'burst', 'trace'].filter((k) => raw[k] !== undefined && raw[k] !== null);
+  if (given.length !== 1) {
+    throw new ScenarioError(path, given.length === 0 ? 'needs one of mmpp, burst, trace' : `give only one of ${given.join(', ')}`);
+  }
+  const kind = given[0];
+  const body = raw[kind];
+  const at = `${path}.${kind}`;
+  if (!isObj(body)) throw new ScenarioError(at, `must be an object (got ${describe(body)})`);
+  if (kind === 'mmpp') return { process: mmpp(body, at) };
+  if (kind === 'burst') return { process: burst(body, at) };
+  return trace(body, at);
+}
+
+function mmpp(o: Obj, path: string): MmppProcess {
+  onlyKeys(o, path, ['rates', 'generator']);
+  const rawRates = numberArray(o.rates, `${path}.rates`);
+  const M = rawRates.length;
+  if (M < 1 || M > MMPP_LIMITS.maxPhases) {
+    throw new ScenarioError(`${path}.rates`, `must have 1 to ${MMPP_LIMITS.maxPhases} phases (got ${M})`);
+  }
+  const rates = rawRates.map((v, j) => finite(v, `${path}.rates[${j}]`, 0, false));
+  if (!rates.some((r) => r > 0)) throw new ScenarioError(`${path}.rates`, 'must have at least one phase with a rate > 0');
+  const Q = generator(o.generator, `${path}.generator`, M);
+  const bad = unreachablePhase(Q, M);
+  if (bad >= 0) {
+    throw new ScenarioError(
+      `${path}.generator`,
+      `is reducible: phase ${bad} and phase 0 do not reach each other through positive off-diagonal rates (every phase must be able to reach every other)`,
+    );
+  }
+  return makeMmpp(rates, Q, 'mmpp');
+}
+
+/** Reads Q flat (M² entries, the proto form) or as M rows; checks signs and row sums. */
+function generator(v: unknown, path: string, M: number): number[] {
+  const arr = numberArray(v, path);
+  const nested = arr.length > 0 && Array.isArray(arr[0]);
+  const entry = (i: number, j: number): [unknown, string] => {
+    if (!nested) return [arr[i * M + j], `${path}[${i * M + j}]`];
+    const row = numberArray(arr[i], `${path}[${i}]`);
+    if (row.length !== M) throw new ScenarioError(`${path}[${i}]`, `must have ${M} entries, one per phase (got ${row.length})`);
+    return [row[j], `${path}[${i}][${j}]`];
+  };
+  if (nested ? arr.length !== M : arr.length !== M * M) {
+    throw new ScenarioError(path, `must be ${M}×${M} (${M * M} entries row-major, or ${M} rows), one row per phase of rates (got ${arr.length} ${nested ? 'rows' : 'entries'})`);
+  }
+  const Q = new Array<number>(M * M).fill(0);
+  for (let i = 0; i < M; i++) {
+    let sum = 0;
+    let scale = 0;
+    for (let j = 0; j < M; j++) {
+      const [raw, where] = entry(i, j);
+      const q = finite(raw, where, -MMPP_LIMITS.maxRate, false);
+      if (i !== j && q < 0) throw new ScenarioError(where, `is an off-diagonal rate (phase ${i} → ${j}) and must be ≥ 0 (got ${q})`);
+      if (i === j && q > 0) throw new ScenarioError(where, `is a diagonal entry and must be ≤ 0 (got ${q})`);
+      Q[i * M + j] = q;
+      sum += q;
+      scale = Math.max(scale, Math.abs(q));
+    }
+    if (Math.abs(sum) > MMPP_LIMITS.rowSumTolerance * Math.max(scale, 1e-300)) {
+      throw new ScenarioError(nested ? `${path}[${i}]` : path, `row ${i} sums to ${sum}; every row of a generator must sum to 0`);
+    }
+  }
+  return Q;
+}
+
+function burst(o: Obj, path: string): MmppProcess {
+  onlyKeys(o, path, ['meanRate', 'peakToMean', 'meanBurstSeconds', 'meanGapSeconds']);
+  const need = (k: string): unknown => {
+    if (o[k] === undefined || o[k] === null) throw new ScenarioError(`${path}.${k}`, 'is required');
+    return o[k];
+  };
+  const meanRate = finite(need('meanRate'), `${path}.meanRate`, 0, true);
+  const peakToMean = finite(need('peakToMean'), `${path}.peakToMean`, 1, false);
+  const meanBurstSeconds = finite(need('meanBurstSeconds'), `${path}.meanBurstSeconds`, 0, true);
+  const meanGapSeconds = finite(need('meanGapSeconds'), `${path}.meanGapSeconds`, 0, true);
+  return burstToMmpp({ meanRate, peakToMean, meanBurstSeconds, meanGapSeconds }, path);
+}
+
+function trace(o: Obj, path: string): ValidatedArrivals {
+  onlyKeys(o, path, ['timestamps']);
+  const ts = numberArray(o.timestamps, `${path}.timestamps`);
+  const { minTraceArrivals: min, maxTraceArrivals: max } = MMPP_LIMITS;
+  if (ts.length < min || ts.length > max) {
+    throw new ScenarioError(`${path}.timestamps`, `must hold ${min} to ${max} arrival times (got ${ts.length})`);
+  }
+  const times = new Float64Array(ts.length);
+  for (let i = 0; i < ts.length; i++) {
+    const v = ts[i];
+    if (typeof v !== 'number' || !Number.isFinite(v)) throw new ScenarioError(`${path}.timestamps[${i}]`, `must be a finite number (got ${describe(v)})`);
+    if (i > 0 && v < times[i - 1]) {
+      throw new ScenarioError(`${path}.timestamps[${i}]`, `is ${v}, before the previous timestamp ${times[i - 1]}: timestamps must be sorted`);
+    }
+    times[i] = v;
+  }
+  if (!(times[times.length - 1] > times[0])) throw new ScenarioError(`${path}.timestamps`, 'must span a positive time');
+  const fit = fitTwoPhaseMmpp(times);
+  return { process: makeMmpp(fit.rates, fit.generator, 'trace'), fit: fit.report };
+}
