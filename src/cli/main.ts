@@ -2,6 +2,8 @@ import { Command, InvalidArgumentError } from 'commander';
 import { AbortError, LimitError, ScenarioError } from '../model/errors.js';
 import { registerEvaluate } from './commands/evaluate.js';
 import { registerSolve } from './commands/solve.js';
+import { registerServe } from './commands/serve.js';
+import { registerSweep } from './commands/sweep.js';
 import { registerSimulate } from './commands/simulate.js';
 import { registerCompare } from './commands/compare.js';
 
@@ -16,6 +18,8 @@ export function buildProgram(): Command {
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
   registerSolve(program);
   registerEvaluate(program);
+  registerServe(program);
+  registerSweep(program);
   registerSimulate(program);
   registerCompare(program);
   return program;

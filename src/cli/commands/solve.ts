@@ -5,6 +5,7 @@ import { solveScenario } from '../../solve/solveScenario.js';
 import type { SolverProgress } from '../../solve/types.js';
 import { formatSolve } from '../format.js';
 import { readJsonFile } from '../io.js';
+import { addRemoteOptions, solveRemote, type RemoteOptions } from '../remote.js';
 
 export function backendOption(): Option {
   return new Option('--backend <backend>', 'solver backend').choices(['auto', 'cpu', 'gpu']);
@@ -19,20 +20,30 @@ function progressPrinter(enabled: boolean): ((p: SolverProgress) => void) | unde
 }
 
 export function registerSolve(program: Command): void {
-  program
+  const cmd = program
     .command('solve')
     .description('solve a scenario for its optimal batching policy')
     .argument('<scenario>', 'scenario JSON file')
     .option('--json', 'print the result object as JSON')
-    .addOption(backendOption())
-    .action(async (file: string, o: { json?: boolean; backend?: string }) => {
-      const scenario = validateScenario(readJsonFile(file));
-      const showProgress = !o.json && process.stderr.isTTY === true;
-      const result = await solveScenario(scenario, {
-        backend: o.backend ? (o.backend.toUpperCase() as Backend) : undefined,
-        onProgress: progressPrinter(showProgress),
-      });
-      if (showProgress) process.stderr.write('\r\x1b[K');
-      process.stdout.write(o.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatSolve(result, scenario.params.maxBatchSize)}\n`);
-    });
+    .addOption(backendOption());
+  addRemoteOptions(cmd).action(async (file: string, o: { json?: boolean; backend?: string } & RemoteOptions) => {
+    const json = readJsonFile(file);
+    const scenario = validateScenario(json);
+    const showProgress = !o.json && process.stderr.isTTY === true;
+    const result = o.server
+      ? (await solveRemote({ ...o, server: o.server }, withBackend(json, o.backend), showProgress)).result
+      : await solveScenario(scenario, {
+          backend: o.backend ? (o.backend.toUpperCase() as Backend) : undefined,
+          onProgress: progressPrinter(showProgress),
+        });
+    if (showProgress) process.stderr.write('\r\x1b[K');
+    process.stdout.write(o.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatSolve(result, scenario.params.maxBatchSize)}\n`);
+  });
+}
+
+/** `--backend` for a remote solve: the scenario's own solver.backend, overridden. */
+function withBackend(json: unknown, backend: string | undefined): unknown {
+  if (!backend || typeof json !== 'object' || json === null) return json;
+  const s = json as { solver?: object };
+  return { ...s, solver: { ...s.solver, backend: backend.toUpperCase() } };
 }

@@ -1,7 +1,7 @@
 import { policyFromProto } from '../convert/scenario.js';
 import type { EvaluateRequest, EvaluateResponse } from '../messages.js';
 import type { UnaryHandler } from '../rpc/context.js';
-import { inField } from '../rpc/errorTable.js';
+import { inField, requalify } from '../rpc/errorTable.js';
 import { parseScenario, type ServiceDeps } from './deps.js';
 
 /** Evaluate: exact f64 evaluation of a given policy, on a pool worker (large chains take a while). */
@@ -11,6 +11,10 @@ export function createEvaluateHandler(deps: ServiceDeps): UnaryHandler<EvaluateR
     const policy = inField('', () => policyFromProto(request.policy, scenario.params.maxBatchSize));
     ctx.facts.maxBatchSize = scenario.params.maxBatchSize;
     ctx.facts.policyStates = policy.actions.length;
-    return deps.pool.submit('evaluate', { scenario, policy }, { signal: ctx.signal, bounded: true });
+    try {
+      return await deps.pool.submit('evaluate', { scenario, policy }, { signal: ctx.signal, bounded: true });
+    } catch (e) {
+      throw requalify('scenario.', e);
+    }
   };
 }

@@ -3,7 +3,7 @@ import { progressInterval } from '../config.js';
 import { progressToProto } from '../convert/result.js';
 import type { SolveRequest, SolveUpdate } from '../messages.js';
 import type { ServerStreamingHandler } from '../rpc/context.js';
-import { inField } from '../rpc/errorTable.js';
+import { inField, requalify } from '../rpc/errorTable.js';
 import type { SolveOutcome } from '../solving/coordinator.js';
 import { throttled } from '../solving/throttle.js';
 import { parseScenario, type ServiceDeps } from './deps.js';
@@ -23,7 +23,15 @@ export function createSolveHandler(deps: ServiceDeps): ServerStreamingHandler<So
       interval,
     );
     let updates = 0;
-    for await (const item of stream) {
+    // Errors the solve itself raises (e.g. the automatic S passing maxStates) are about the scenario too.
+    const items = (async function* () {
+      try {
+        yield* stream;
+      } catch (e) {
+        throw requalify('scenario.', e);
+      }
+    })();
+    for await (const item of items) {
       if ('progress' in item) {
         updates++;
         yield { done: false, progress: progressToProto(item.progress, B), cached: false, warmStarted: false };

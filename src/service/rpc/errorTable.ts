@@ -44,6 +44,15 @@ function isDomAbort(err: unknown): boolean {
   return err instanceof Error && err.name === 'AbortError';
 }
 
+/** A ScenarioError / LimitError with its field path made absolute (`prefix` + field); other errors unchanged. */
+export function requalify(prefix: string, e: unknown): unknown {
+  if (e instanceof ScenarioError || e instanceof LimitError) {
+    const field = qualify(prefix, e.field);
+    return new ServiceError(Code.INVALID_ARGUMENT, `${field}: ${e.reason}`, field);
+  }
+  return e;
+}
+
 /**
  * Runs request parsing with field paths made absolute: a ScenarioError on `arrivalRate`
  * inside the request's `scenario` becomes INVALID_ARGUMENT on `scenario.arrivalRate`.
@@ -52,10 +61,6 @@ export function inField<T>(prefix: string, parse: () => T): T {
   try {
     return parse();
   } catch (e) {
-    if (e instanceof ScenarioError || e instanceof LimitError) {
-      const field = qualify(prefix, e.field);
-      throw new ServiceError(Code.INVALID_ARGUMENT, `${field}: ${e.reason}`, field);
-    }
-    throw e;
+    throw requalify(prefix, e);
   }
 }

@@ -1,0 +1,84 @@
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import cliProgress from 'cli-progress';
+import { pino } from 'pino';
+import { ScenarioError } from '../../model/errors.js';
+import { expandBatch } from '../../service/batch/expand.js';
+import type { BatchwiseClient } from '../../service/client.js';
+import type { ScenarioResult, SolveBatchRequest } from '../../service/messages.js';
+import { BatchwiseServer } from '../../service/server.js';
+import { readJsonFile } from '../io.js';
+import { addRemoteOptions, cancelOnSigint, connect, type RemoteOptions } from '../remote.js';
+import { formatCsv, formatJsonLine, formatTable, summarize } from '../sweepFormat.js';
+
+interface SweepOptions extends RemoteOptions {
+  format: 'table' | 'csv' | 'jsonl';
+  warmStart: boolean;
+  progress: boolean;
+}
+
+export function registerSweep(program: Command): void {
+  const cmd = program
+    .command('sweep')
+    .description('solve a grid or list of scenarios (a SolveBatchRequest in JSON: {"grid": {...}} or {"list": {"scenarios": [...]}})')
+    .argument('<grid>', 'SolveBatchRequest JSON file')
+    .addOption(new Option('--format <format>', 'output format').choices(['table', 'csv', 'jsonl']).default('table'))
+    .option('--no-warm-start', 'solve every scenario cold (to measure what warm starts save)')
+    .option('--no-progress', 'no progress bar on stderr');
+  addRemoteOptions(cmd).action(async (file: string, o: SweepOptions) => {
+    const request = readRequest(file);
+    if (!o.warmStart) request.disableWarmStart = true;
+    const total = countScenarios(request);
+    const local = o.server ? undefined : await BatchwiseServer.start({ port: 0, logger: pino({ level: 'silent' }), processMetrics: false });
+    const client = connect({ ...o, server: o.server ?? local!.address });
+    const sig = cancelOnSigint();
+    try {
+      const results = await collect(client, request, total, o, sig.signal);
+      if (o.format === 'csv') process.stdout.write(formatCsv(results));
+      if (o.format === 'table') process.stdout.write(formatTable(results));
+      const s = summarize(results);
+      process.stderr.write(
+        `${s.solved} solved (${s.cached} from cache, ${s.warmStarted} warm-started, ${s.iterations} solver iterations), ${s.errors} errors\n`,
+      );
+    } finally {
+      sig.dispose();
+      client.close();
+      await local?.shutdown({ graceMs: 0 });
+    }
+  });
+}
+
+async function collect(client: BatchwiseClient, request: SolveBatchRequest, total: number, o: SweepOptions, signal: AbortSignal): Promise<ScenarioResult[]> {
+  const bar = o.progress && process.stderr.isTTY ? new cliProgress.SingleBar({ stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic) : undefined;
+  bar?.start(total, 0);
+  const results: ScenarioResult[] = [];
+  try {
+    for await (const r of client.solveBatch(request, { signal })) {
+      results.push(r);
+      // JSON lines stream as results arrive; table and CSV are printed sorted at the end.
+      if (o.format === 'jsonl') process.stdout.write(formatJsonLine(r));
+      bar?.increment();
+    }
+  } finally {
+    bar?.stop();
+  }
+  return results;
+}
+
+function readRequest(file: string): SolveBatchRequest {
+  const json = readJsonFile(file);
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new ScenarioError(file, 'must hold a JSON object with "grid" or "list"');
+  const o = json as Record<string, unknown>;
+  const unknown = Object.keys(o).filter((k) => !['grid', 'list', 'disableWarmStart'].includes(k));
+  if (unknown.length > 0) throw new ScenarioError(`${file}: ${unknown[0]}`, 'is not a known field (expected grid, list, disableWarmStart)');
+  return o as SolveBatchRequest;
+}
+
+/** The number of scenarios, for the progress bar (the server checks the request itself). */
+function countScenarios(request: SolveBatchRequest): number {
+  try {
+    return expandBatch(request, Number.MAX_SAFE_INTEGER).length;
+  } catch (e) {
+    if (e instanceof ScenarioError) throw new InvalidArgumentError(`${e.field}: ${e.reason}`);
+    throw e;
+  }
+}

@@ -1,0 +1,90 @@
+import { readFileSync } from 'node:fs';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { BatchwiseClient, type ClientTls } from '../service/client.js';
+
+/** Options of every command that can talk to a server. */
+export interface RemoteOptions {
+  server?: string;
+  tls?: boolean;
+  tlsCa?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+}
+
+export function addRemoteOptions(cmd: Command): Command {
+  return cmd
+    .addOption(new Option('--server <host:port>', 'send the work to a batchwise server instead of solving here'))
+    .addOption(new Option('--tls', 'connect with TLS (system roots unless --tls-ca)'))
+    .addOption(new Option('--tls-ca <file>', "PEM of the CA that signed the server's certificate (implies --tls)"))
+    .addOption(new Option('--tls-cert <file>', 'client certificate PEM, for servers that require mutual TLS'))
+    .addOption(new Option('--tls-key <file>', 'client key PEM'));
+}
+
+export function readPem(path: string, flag: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (e) {
+    throw new InvalidArgumentError(`${flag} ${path}: cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+  }
+}
+
+/** host:port, [v6]:port. */
+export function checkAddress(address: string): string {
+  if (!/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/.test(address)) {
+    throw new InvalidArgumentError(`--server ${JSON.stringify(address)}: expected HOST:PORT, e.g. 127.0.0.1:50051`);
+  }
+  return address;
+}
+
+export function connect(o: RemoteOptions & { server: string }): BatchwiseClient {
+  let tls: ClientTls | undefined;
+  if (o.tls || o.tlsCa || o.tlsCert || o.tlsKey) {
+    if ((o.tlsCert === undefined) !== (o.tlsKey === undefined)) throw new InvalidArgumentError('--tls-cert and --tls-key go together');
+    tls = {
+      ...(o.tlsCa ? { ca: readPem(o.tlsCa, '--tls-ca') } : {}),
+      ...(o.tlsCert ? { cert: readPem(o.tlsCert, '--tls-cert') } : {}),
+      ...(o.tlsKey ? { key: readPem(o.tlsKey, '--tls-key') } : {}),
+    };
+  }
+  return new BatchwiseClient(checkAddress(o.server), { tls });
+}
+
+/** Ctrl-C cancels the remote call (the server stops the solve) instead of killing the process mid-stream. */
+export function cancelOnSigint(): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const onSig = (): void => controller.abort();
+  process.once('SIGINT', onSig);
+  return { signal: controller.signal, dispose: () => process.removeListener('SIGINT', onSig) };
+}
+
+/** `solve --server`: streams progress to stderr (on a terminal) and returns the server's result. */
+export async function solveRemote(o: RemoteOptions & { server: string }, scenario: unknown, showProgress: boolean) {
+  const client = connect(o);
+  const sig = cancelOnSigint();
+  try {
+    return await client.solve(scenario, {
+      signal: sig.signal,
+      onProgress: showProgress
+        ? (p) => {
+            const gap = (p.averageCostUpper - p.averageCostLower) / Math.abs(p.averageCostLower);
+            process.stderr.write(`\r  S = ${p.maxQueue}  iteration ${p.iteration}  control limit ${p.controlLimit}  relative gap ${gap.toExponential(2)}   `);
+          }
+        : undefined,
+    });
+  } finally {
+    sig.dispose();
+    client.close();
+  }
+}
+
+/** `evaluate --server`. */
+export async function evaluateRemote(o: RemoteOptions & { server: string }, scenario: unknown, policy: string) {
+  const client = connect(o);
+  const sig = cancelOnSigint();
+  try {
+    return await client.evaluate(scenario, policy, { signal: sig.signal });
+  } finally {
+    sig.dispose();
+    client.close();
+  }
+}

@@ -1,0 +1,94 @@
+import type { ScenarioResult } from '../service/messages.js';
+
+/** One row of a sweep: the scenario's tags and its headline figures, or its error. */
+const COLUMNS = [
+  'index',
+  'arrivalRate',
+  'maxBatchSize',
+  'latencyWeight',
+  'powerWeight',
+  'averageCost',
+  'controlLimit',
+  'isControlLimit',
+  'meanResponseTimeMs',
+  'meanPowerW',
+  'maxQueue',
+  'iterations',
+  'warmStarted',
+  'cached',
+  'error',
+] as const;
+
+type Row = Record<(typeof COLUMNS)[number], string>;
+
+function row(r: ScenarioResult, precise: boolean): Row {
+  const p = r.parameters;
+  const x = r.result;
+  const num = (v: number, digits: number): string => (precise ? String(v) : v.toPrecision(digits));
+  return {
+    index: String(r.index),
+    arrivalRate: String(p.arrivalRate),
+    maxBatchSize: String(p.maxBatchSize),
+    latencyWeight: String(p.latencyWeight),
+    powerWeight: String(p.powerWeight),
+    averageCost: x ? num(x.averageCost, 10) : '',
+    controlLimit: x ? String(x.policy.controlLimit) : '',
+    isControlLimit: x ? String(x.policy.isControlLimit) : '',
+    meanResponseTimeMs: x ? num(x.meanResponseTime * 1e3, 7) : '',
+    meanPowerW: x ? num(x.meanPower, 7) : '',
+    maxQueue: x ? String(x.solver.maxQueue) : '',
+    iterations: x ? String(x.solver.totalIterations) : '',
+    warmStarted: x ? String(r.warmStarted) : '',
+    cached: x ? String(r.cached) : '',
+    error: r.error ? `${r.error.code}: ${r.error.message}` : '',
+  };
+}
+
+const byIndex = (a: ScenarioResult, b: ScenarioResult): number => a.index - b.index;
+
+function csvCell(s: string): string {
+  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+export function formatCsv(results: readonly ScenarioResult[]): string {
+  const lines = [COLUMNS.join(',')];
+  for (const r of [...results].sort(byIndex)) {
+    const x = row(r, true);
+    lines.push(COLUMNS.map((c) => csvCell(x[c])).join(','));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Aligned columns; errors go last on their row, untruncated. */
+export function formatTable(results: readonly ScenarioResult[]): string {
+  const rows = [...results].sort(byIndex).map((r) => row(r, false));
+  const head: Row = Object.fromEntries(COLUMNS.map((c) => [c, c])) as Row;
+  const shown = COLUMNS.filter((c) => c !== 'error' && c !== 'isControlLimit');
+  const width = Object.fromEntries(shown.map((c) => [c, Math.max(c.length, ...rows.map((r) => r[c].length))])) as Record<string, number>;
+  const line = (r: Row): string => [...shown.map((c) => r[c].padStart(width[c])), r.error].join('  ').trimEnd();
+  return `${[line({ ...head, error: '' }), ...rows.map(line)].join('\n')}\n`;
+}
+
+export function formatJsonLine(r: ScenarioResult): string {
+  return `${JSON.stringify(r)}\n`;
+}
+
+/** Totals for the summary line on stderr. */
+export function summarize(results: readonly ScenarioResult[]): { solved: number; errors: number; iterations: number; warmStarted: number; cached: number } {
+  let solved = 0;
+  let errors = 0;
+  let iterations = 0;
+  let warmStarted = 0;
+  let cached = 0;
+  for (const r of results) {
+    if (!r.result) {
+      errors++;
+      continue;
+    }
+    solved++;
+    if (r.cached) cached++;
+    else iterations += r.result.solver.totalIterations;
+    if (r.warmStarted) warmStarted++;
+  }
+  return { solved, errors, iterations, warmStarted, cached };
+}
