@@ -1,22 +1,27 @@
 import { Rng, STREAM_ARRIVALS } from './rng.js';
 
+/** Poisson arrivals are drawn this many at a time, in a tight loop (about twice as fast as one by one). */
+const BLOCK = 1024;
+
 /**
- * Where arrivals come from: a seeded Poisson process or a replayed trace. One class with a
- * branch (not two classes) keeps the engine's per-arrival call monomorphic and inlinable.
- * `next()` returns successive arrival times and Infinity once a trace is used up.
+ * Where arrivals come from: a seeded Poisson process or a replayed trace, both read from a
+ * buffer: a trace is one buffer, Poisson arrivals refill theirs a block at a time. One class
+ * keeps the engine's per-arrival call monomorphic and inlinable. `next()` returns successive
+ * arrival times and Infinity once a trace is used up.
  */
 export class ArrivalSource {
-  private t: number;
+  private buf: Float64Array;
   private i = 0;
+  private n: number;
+  private t = 0;
   private readonly invRate: number;
   private readonly rng: Rng | null;
-  private readonly times: Float64Array | null;
 
   private constructor(rate: number, seed: number, times: Float64Array | null) {
     this.invRate = 1 / rate;
-    this.times = times;
     this.rng = times ? null : new Rng(seed, STREAM_ARRIVALS);
-    this.t = 0;
+    this.buf = times ?? new Float64Array(BLOCK);
+    this.n = times ? times.length : 0;
   }
 
   /** Poisson arrivals at `rate` per second from time 0; the same seed gives the same times. */
@@ -30,16 +35,27 @@ export class ArrivalSource {
   }
 
   get isTrace(): boolean {
-    return this.times !== null;
+    return this.rng === null;
   }
 
   next(): number {
-    if (this.rng !== null) {
-      this.t += this.rng.nextExponential() * this.invRate;
-      return this.t;
+    return this.i < this.n ? this.buf[this.i++] : this.refill();
+  }
+
+  private refill(): number {
+    const rng = this.rng;
+    if (rng === null) return Infinity;
+    const buf = this.buf;
+    const inv = this.invRate;
+    let t = this.t;
+    for (let k = 0; k < BLOCK; k++) {
+      t += rng.nextExponential() * inv;
+      buf[k] = t;
     }
-    const times = this.times as Float64Array;
-    return this.i < times.length ? times[this.i++] : Infinity;
+    this.t = t;
+    this.n = BLOCK;
+    this.i = 1;
+    return buf[0];
   }
 }
 
