@@ -4,7 +4,9 @@ import { evaluatePolicy } from '../policy/evaluate.js';
 import { greedyPolicy, staticPolicy, type Policy } from '../policy/policy.js';
 import { TritonPolicy } from './policies/triton.js';
 import type { SimulationResult } from './result.js';
-import { simulate, tablePolicy } from './simulate.js';
+import { simulate, simulateDetailed, tablePolicy, type DetailedSimulation } from './simulate.js';
+import { CONFIDENCE_LEVEL } from './result.js';
+import { meanHalfWidth } from './stats.js';
 
 export interface CompareOptions {
   /** Requests per final simulation (default 10⁶). */
@@ -24,6 +26,11 @@ export interface ComparisonRow {
   readonly simulation: SimulationResult;
   /** Exact average cost (spec §5) for state policies; null for timer policies. */
   readonly exactCost: number | null;
+  /**
+   * Simulated cost minus the optimal row's, with the 95 % half-width of the paired
+   * batch means (same seed, so group j of both runs covers about the same arrivals).
+   */
+  readonly costAboveOptimal: { readonly difference: number; readonly halfWidth: number | null };
 }
 
 export interface DelayTrial {
@@ -94,19 +101,36 @@ export async function comparePolicies(params: ModelParams, optimal: Policy, opts
 
   const rows: ComparisonRow[] = [];
   const exact = (p: Policy): number => evaluatePolicy(params, p, { signal: opts.signal }).averageCost;
+  const final = (policy: Parameters<typeof simulate>[1]): DetailedSimulation =>
+    simulateDetailed(params, policy, { requests, seed, signal: opts.signal });
   await step('optimal');
-  rows.push({ label: 'optimal', simulation: run(tablePolicy(optimal, B, 'optimal'), requests, seed), exactCost: exact(optimal) });
+  const opt = final(tablePolicy(optimal, B, 'optimal'));
+  const row = (label: string, d: DetailedSimulation, exactCost: number | null): ComparisonRow => ({
+    label,
+    simulation: d.result,
+    exactCost,
+    costAboveOptimal: pairedDifference(d, opt),
+  });
+  rows.push(row('optimal', opt, exact(optimal)));
   done++;
   await step('greedy');
-  rows.push({ label: 'greedy', simulation: run(greedyPolicy(B), requests, seed), exactCost: exact(greedyPolicy(B)) });
+  rows.push(row('greedy', final(greedyPolicy(B)), exact(greedyPolicy(B))));
   done++;
   await step(`static:${bestStatic.batchSize}`);
-  rows.push({ label: 'best static', simulation: run(staticPolicy(bestStatic.batchSize), requests, seed), exactCost: bestStatic.averageCost });
+  rows.push(row('best static', final(staticPolicy(bestStatic.batchSize)), bestStatic.averageCost));
   done++;
   await step('best triton');
   const triton = new TritonPolicy({ maxQueueDelay: bestDelay, preferredBatchSizes: [], maxBatchSize: B });
-  rows.push({ label: 'best triton', simulation: run(triton, requests, seed), exactCost: null });
+  rows.push(row('best triton', final(triton), null));
   done++;
   opts.onProgress?.({ done, total, step: 'done' });
   return { rows, staticCosts, delayTrials };
+}
+
+/** Difference of two runs' costs with the paired batch-means half-width. */
+function pairedDifference(a: DetailedSimulation, b: DetailedSimulation): { difference: number; halfWidth: number | null } {
+  const n = Math.min(a.groupCost.length, b.groupCost.length);
+  const d = new Float64Array(n);
+  for (let j = 0; j < n; j++) d[j] = a.groupCost[j] - b.groupCost[j];
+  return { difference: a.result.averageCost - b.result.averageCost, halfWidth: meanHalfWidth(d, n, CONFIDENCE_LEVEL) };
 }

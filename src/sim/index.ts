@@ -1,5 +1,5 @@
 /** The simulator's public surface (re-exported from src/index.ts). */
-export { simulate, tablePolicy, type SimulateOptions } from './simulate.js';
+export { simulate, simulateDetailed, tablePolicy, type SimulateOptions, type DetailedSimulation } from './simulate.js';
 export type { SimulationResult, SimulationConfidence, ResponsePercentiles } from './result.js';
 export { CONFIDENCE_LEVEL } from './result.js';
 export { parseSimPolicySpec, buildSimPolicy, type SimPolicySpec } from './policySpec.js';

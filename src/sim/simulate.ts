@@ -31,6 +31,17 @@ export interface SimulateOptions {
  * the same inputs and seed give the same result, bit for bit.
  */
 export function simulate(params: ModelParams, policy: SimPolicy | Policy, opts: SimulateOptions = {}): SimulationResult {
+  return simulateDetailed(params, policy, opts).result;
+}
+
+/** A result plus the cost of each batch-means group, for paired comparisons of policies run on one seed. */
+export interface DetailedSimulation {
+  readonly result: SimulationResult;
+  /** w_lat·R̄_j + w_pow·P̄_j of group j (length = result.confidence.batches). */
+  readonly groupCost: Float64Array;
+}
+
+export function simulateDetailed(params: ModelParams, policy: SimPolicy | Policy, opts: SimulateOptions = {}): DetailedSimulation {
   const sim = isSimPolicy(policy) ? policy : tablePolicy(policy, params.maxBatchSize);
   const seed = opts.seed ?? SIM_DEFAULTS.seed;
   checkInteger(seed, 'seed', 0, Number.MAX_SAFE_INTEGER);
@@ -69,7 +80,10 @@ export function simulate(params: ModelParams, policy: SimPolicy | Policy, opts: 
   if (out.measured === 0) {
     throw new ScenarioError('trace', `ended before any request was measured (warm-up ${warmup} requests)`);
   }
-  return summarize(params, out, { policy: sim.name, arrivals: opts.trace ? 'trace' : 'poisson', seed });
+  return {
+    result: summarize(params, out, { policy: sim.name, arrivals: opts.trace ? 'trace' : 'poisson', seed }),
+    groupCost: out.groupCost.slice(0, out.groups),
+  };
 }
 
 /** Wraps a state policy of src/policy, named `greedy`, `static:b` where it is one, else its table. */
