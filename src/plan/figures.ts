@@ -1,0 +1,36 @@
+import type { Evaluation } from '../policy/evaluate.js';
+import type { Policy, PolicySummary } from '../policy/policy.js';
+import { summarizePolicy } from '../policy/policy.js';
+
+/**
+ * The long-run figures of a policy that do not depend on any weights: the point
+ * (E[R], E[P]) it occupies in the latency–power plane, and the rest of spec §5.
+ */
+export interface Figures {
+  /** E[R], seconds. */
+  readonly meanResponseTime: number;
+  /** E[P], watts. */
+  readonly meanPower: number;
+  readonly throughput: number;
+  readonly utilization: number;
+  readonly meanBatchSize: number;
+}
+
+export function figuresOf(e: Evaluation | Figures): Figures {
+  return {
+    meanResponseTime: e.meanResponseTime,
+    meanPower: e.meanPower,
+    throughput: e.throughput,
+    utilization: e.utilization,
+    meanBatchSize: e.meanBatchSize,
+  };
+}
+
+/** A deterministic policy with its exact figures, as plans report it. */
+export interface PlannedPolicy extends Figures {
+  readonly policy: PolicySummary;
+}
+
+export function planned(policy: Policy, e: Evaluation | Figures, B: number): PlannedPolicy {
+  return { ...figuresOf(e), policy: summarizePolicy(policy, B) };
+}
