@@ -3,6 +3,7 @@ import type { ModelParams } from '../model/scenario.js';
 import { evaluatePolicy } from '../policy/evaluate.js';
 import { greedyPolicy, staticPolicy, type Policy } from '../policy/policy.js';
 import { TritonPolicy } from './policies/triton.js';
+import { searchStaticBatch } from './staticSearch.js';
 import type { SimulationResult } from './result.js';
 import { simulate, simulateDetailed, tablePolicy, type DetailedSimulation } from './simulate.js';
 import { CONFIDENCE_LEVEL } from './result.js';
@@ -41,7 +42,7 @@ export interface DelayTrial {
 
 export interface Comparison {
   readonly rows: ComparisonRow[];
-  /** Exact cost of every stable static b tried. */
+  /** Exact cost of every stable static b evaluated (all of them up to 64 sizes; see searchStaticBatch). */
   readonly staticCosts: { readonly batchSize: number; readonly averageCost: number }[];
   /** The Triton delay grid, simulated with tuningRequests on an independent seed. */
   readonly delayTrials: DelayTrial[];
@@ -82,11 +83,17 @@ export async function comparePolicies(params: ModelParams, optimal: Policy, opts
     simulate(params, policy, { requests: n, seed: s, signal: opts.signal });
 
   await step('static batch sizes (exact)');
-  const staticCosts: { batchSize: number; averageCost: number }[] = [];
-  for (let b = 1; b <= B; b++) {
-    if (!(params.arrivalRate * params.meanService[b] < b)) continue;
-    staticCosts.push({ batchSize: b, averageCost: evaluatePolicy(params, staticPolicy(b), { signal: opts.signal }).averageCost });
-  }
+  // Stable static sizes form an interval [smallest stable b, B] when l(b)/b falls with b (a
+  // linear fit with a base does); any unstable b in it is priced at Infinity.
+  let firstStable = 1;
+  while (firstStable < B && !(params.arrivalRate * params.meanService[firstStable] < firstStable)) firstStable++;
+  const costs = searchStaticBatch(firstStable, B, (b) =>
+    params.arrivalRate * params.meanService[b] < b ? evaluatePolicy(params, staticPolicy(b), { signal: opts.signal }).averageCost : Infinity,
+  );
+  const staticCosts = [...costs]
+    .filter(([, c]) => Number.isFinite(c))
+    .sort((a, b) => a[0] - b[0])
+    .map(([batchSize, averageCost]) => ({ batchSize, averageCost }));
   const bestStatic = staticCosts.reduce((a, c) => (c.averageCost < a.averageCost ? c : a));
   done++;
 
