@@ -31,9 +31,14 @@ export class ServiceMetrics {
   readonly cacheMisses = new Counter({ name: 'batchwise_cache_misses_total', help: 'Scenarios not in the solution cache', registers: [this.registry] });
   readonly sharedSolves = new Counter({ name: 'batchwise_shared_solves_total', help: 'Requests that joined an identical solve already running', registers: [this.registry] });
   readonly jobs = new Counter({ name: 'batchwise_worker_jobs_total', help: 'Worker jobs by kind and outcome (ok, failed, aborted)', labelNames: ['kind', 'outcome'] as const, registers: [this.registry] });
+  readonly workerRestarts = new Counter({
+    name: 'batchwise_worker_restarts_total',
+    help: 'Workers terminated and replaced (a cancelled job that did not stop within the grace time, or a crash)',
+    registers: [this.registry],
+  });
   readonly abortLatency = new Histogram({
     name: 'batchwise_abort_latency_seconds',
-    help: 'Time from a cancel or deadline to the worker being free again',
+    help: 'Time from a cancel or deadline to the job having stopped (cooperatively, or by terminating its worker)',
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5],
     registers: [this.registry],
   });
@@ -57,6 +62,7 @@ export class ServiceMetrics {
   onJobEnd(e: JobEnd): void {
     this.jobs.inc({ kind: e.kind, outcome: e.outcome });
     if (e.abortLatencyMs !== undefined) this.abortLatency.observe(e.abortLatencyMs / 1000);
+    if (e.killed) this.workerRestarts.inc();
   }
 
   onSolved(r: SolveResult, warmStarted: boolean): void {

@@ -35,6 +35,8 @@ export interface ServerOptions {
   readonly progressIntervalMs?: number;
   /** How long shutdown lets running calls finish before aborting them (default 10 s). */
   readonly shutdownGraceMs?: number;
+  /** How long a cancelled job may take to stop before its worker is replaced (default 100 ms). */
+  readonly abortGraceMs?: number;
   /** Modules each worker thread imports first (e.g. to register a GPU provider there). */
   readonly workerSetupModules?: readonly string[];
   /** Batch executors asked before the CPU pool (default: those registered with registerBatchExecutor). */
@@ -77,7 +79,12 @@ export class BatchwiseServer {
     const log = opts.logger ?? pino({ name: 'batchwise' });
     const credentials = serverCredentials(host, opts.tls, opts.insecure === true);
     const metrics = new ServiceMetrics({ processMetrics: opts.processMetrics ?? true });
-    const pool = new WorkerPool({ size: limits.maxConcurrentSolves, maxQueued: limits.maxQueuedSolves, setupModules: opts.workerSetupModules });
+    const pool = new WorkerPool({
+      size: limits.maxConcurrentSolves,
+      maxQueued: limits.maxQueuedSolves,
+      setupModules: opts.workerSetupModules,
+      abortGraceMs: opts.abortGraceMs,
+    });
     pool.onChange((s) => metrics.onPool(s));
     pool.onJobEnd((e) => metrics.onJobEnd(e));
     const cache = new SolutionCache(opts.cacheSize ?? 1024);

@@ -13,7 +13,10 @@ export interface PoolOptions {
   readonly maxQueued: number;
   /** Module URLs each worker imports before its first job (e.g. a GPU provider registration). */
   readonly setupModules?: readonly string[];
-  /** How long an aborted job may take to stop before its worker is terminated and replaced. */
+  /**
+   * How long an aborted job may take to stop by itself before its worker is terminated and
+   * replaced (default 100 ms: the service promises a cancelled solve stops within that).
+   */
   readonly abortGraceMs?: number;
 }
 
@@ -27,8 +30,10 @@ export interface JobEnd {
   readonly kind: string;
   readonly outcome: 'ok' | 'failed' | 'aborted';
   readonly seconds: number;
-  /** Time from the abort request to the worker being free again. */
+  /** Time from the abort request to the job having stopped. */
   readonly abortLatencyMs?: number;
+  /** The job did not stop in time and its worker was terminated (a fresh one replaces it). */
+  readonly killed?: boolean;
 }
 
 export interface SubmitOptions<P> {
@@ -165,7 +170,7 @@ export class WorkerPool {
     job.abortedAt = performance.now();
     this.settle(job, undefined, abortErrorOf(signal));
     slot.worker.postMessage({ type: 'abort', id: job.id } satisfies ToWorker);
-    slot.killTimer = setTimeout(() => this.replace(slot, 'aborted'), this.opts.abortGraceMs ?? 2000);
+    slot.killTimer = setTimeout(() => this.replace(slot, 'aborted'), this.opts.abortGraceMs ?? 100);
   }
 
   private onMessage(slot: Slot, m: FromWorker): void {
@@ -211,6 +216,7 @@ export class WorkerPool {
         kind: job.kind,
         outcome,
         seconds: (performance.now() - job.started) / 1000,
+        killed: true,
         ...(job.abortedAt !== undefined ? { abortLatencyMs: performance.now() - job.abortedAt } : {}),
       });
     }

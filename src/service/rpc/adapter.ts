@@ -40,10 +40,11 @@ function openContext(rpc: string, call: AnyCall, deps: AdapterDeps): LiveContext
   const given = metadata.get('x-request-id');
   const requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
   const log = deps.log.child({ rpc, requestId });
-  const onCancel = (): void => controller.abort(cancelledByClient());
-  call.on('cancelled', onCancel);
   const d = call.getDeadline();
   const deadline = d instanceof Date ? d.getTime() : Number.isFinite(d) ? Number(d) : Infinity;
+  // grpc-js ends a call at its deadline itself, which also reads as 'cancelled': tell the two apart.
+  const onCancel = (): void => controller.abort(Date.now() >= deadline - 5 ? deadlineExceeded() : cancelledByClient());
+  call.on('cancelled', onCancel);
   const timer = Number.isFinite(deadline)
     ? setTimeout(() => controller.abort(deadlineExceeded()), Math.max(0, deadline - Date.now()))
     : undefined;

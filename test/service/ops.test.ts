@@ -1,0 +1,93 @@
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { protoPath as healthProtoPath } from 'grpc-health-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { specScenario } from '../helpers/scenarios.js';
+import { sample, startHarness, type Harness } from './support/harness.js';
+
+type Ctor = grpc.ServiceClientConstructor;
+
+function healthClient(address: string) {
+  const pkg = grpc.loadPackageDefinition(protoLoader.loadSync(healthProtoPath, { enums: String })) as unknown as { grpc: { health: { v1: { Health: Ctor } } } };
+  return new pkg.grpc.health.v1.Health(address, grpc.credentials.createInsecure()) as grpc.Client & {
+    Check(req: { service: string }, cb: (e: grpc.ServiceError | null, r?: { status: string }) => void): void;
+  };
+}
+
+function reflectionClient(address: string) {
+  const root = join(dirname(createRequire(import.meta.url).resolve('@grpc/reflection/package.json')), 'build', 'proto');
+  const def = protoLoader.loadSync('grpc/reflection/v1/reflection.proto', { includeDirs: [root], keepCase: true, oneofs: true });
+  const pkg = grpc.loadPackageDefinition(def) as unknown as { grpc: { reflection: { v1: { ServerReflection: Ctor } } } };
+  return new pkg.grpc.reflection.v1.ServerReflection(address, grpc.credentials.createInsecure()) as grpc.Client & {
+    ServerReflectionInfo(): grpc.ClientDuplexStream<Record<string, unknown>, Record<string, unknown>>;
+  };
+}
+
+/** One request on the reflection stream, one answer. */
+function reflect(address: string, request: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const client = reflectionClient(address);
+  const call = client.ServerReflectionInfo();
+  return new Promise((resolve, reject) => {
+    call.on('data', (d: Record<string, unknown>) => {
+      resolve(d);
+      call.end();
+      client.close();
+    });
+    call.on('error', reject);
+    call.write(request);
+  });
+}
+
+describe('operations: health, reflection, metrics', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ limits: { maxConcurrentSolves: 1 }, metricsPort: 0 });
+  });
+  afterAll(async () => h?.close());
+
+  it('grpc.health.v1.Health answers SERVING for the server and for BatchingPolicy, NOT_FOUND otherwise', async () => {
+    const client = healthClient(h.server.address);
+    const check = (service: string) =>
+      new Promise<{ status?: string; code?: number }>((resolve) =>
+        client.Check({ service }, (e, r) => resolve(e ? { code: e.code } : { status: r?.status })),
+      );
+    expect(await check('')).toEqual({ status: 'SERVING' });
+    expect(await check('batchwise.v1.BatchingPolicy')).toEqual({ status: 'SERVING' });
+    expect(await check('no.such.Service')).toEqual({ code: grpc.status.NOT_FOUND });
+    client.close();
+  });
+
+  it('server reflection lists the services and returns the descriptor of BatchingPolicy', async () => {
+    const list = await reflect(h.server.address, { list_services: '' });
+    const names = ((list.list_services_response as { service: Array<{ name: string }> }).service ?? []).map((s) => s.name);
+    expect(names).toEqual(expect.arrayContaining(['batchwise.v1.BatchingPolicy', 'grpc.health.v1.Health']));
+    const file = await reflect(h.server.address, { file_containing_symbol: 'batchwise.v1.BatchingPolicy' });
+    const protos = (file.file_descriptor_response as { file_descriptor_proto: Buffer[] }).file_descriptor_proto;
+    const text = Buffer.concat(protos).toString('latin1');
+    for (const m of ['SolveBatch', 'SolveUpdate', 'ScenarioResult', 'EvaluateRequest']) expect(text).toContain(m);
+  });
+
+  it('a metrics scrape counts RPCs by method and status, solves, cache hits, and shows nothing in flight', async () => {
+    const client = h.client();
+    const s = specScenario(2500, 1e-4);
+    await client.solve(s);
+    await client.solve(s);
+    await client.solve({ ...s, maxBatchSize: 0 }).catch(() => undefined);
+    const res = await fetch(`http://127.0.0.1:${h.server.metricsPort}/metrics`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/text\/plain/);
+    const text = await res.text();
+    expect(sample(text, 'batchwise_rpcs_total', { method: 'Solve', code: 'OK' })).toBe(2);
+    expect(sample(text, 'batchwise_rpcs_total', { method: 'Solve', code: 'INVALID_ARGUMENT' })).toBe(1);
+    expect(sample(text, 'batchwise_solves_total', { backend: 'cpu' })).toBe(1);
+    expect(sample(text, 'batchwise_solve_duration_seconds_count', { backend: 'cpu' })).toBe(1);
+    expect(sample(text, 'batchwise_cache_hits_total')).toBe(1);
+    expect(sample(text, 'batchwise_cache_misses_total')).toBe(1);
+    expect(sample(text, 'batchwise_solves_in_flight')).toBe(0);
+    expect(sample(text, 'batchwise_solves_queued')).toBe(0);
+    expect(sample(text, 'batchwise_rpc_duration_seconds_count', { method: 'Solve' })).toBe(3);
+    expect((await fetch(`http://127.0.0.1:${h.server.metricsPort}/other`)).status).toBe(404);
+  });
+});
