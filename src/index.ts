@@ -15,3 +15,4 @@ export { resolveSolver, registerGpuProvider, BackendUnavailableError, cpuSolver,
 export { relativeValueIteration } from './solve/cpu/rvi.js';
 export { policyIteration } from './solve/cpu/pi.js';
 export * from './sim/index.js';
+export * from './service/index.js';

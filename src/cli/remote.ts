@@ -9,6 +9,7 @@ export interface RemoteOptions {
   tlsCa?: string;
   tlsCert?: string;
   tlsKey?: string;
+  tlsServerName?: string;
 }
 
 export function addRemoteOptions(cmd: Command): Command {
@@ -17,7 +18,8 @@ export function addRemoteOptions(cmd: Command): Command {
     .addOption(new Option('--tls', 'connect with TLS (system roots unless --tls-ca)'))
     .addOption(new Option('--tls-ca <file>', "PEM of the CA that signed the server's certificate (implies --tls)"))
     .addOption(new Option('--tls-cert <file>', 'client certificate PEM, for servers that require mutual TLS'))
-    .addOption(new Option('--tls-key <file>', 'client key PEM'));
+    .addOption(new Option('--tls-key <file>', 'client key PEM'))
+    .addOption(new Option('--tls-server-name <name>', "name to check the server's certificate against (implies --tls)"));
 }
 
 export function readPem(path: string, flag: string): Buffer {
@@ -38,12 +40,13 @@ export function checkAddress(address: string): string {
 
 export function connect(o: RemoteOptions & { server: string }): BatchwiseClient {
   let tls: ClientTls | undefined;
-  if (o.tls || o.tlsCa || o.tlsCert || o.tlsKey) {
+  if (o.tls || o.tlsCa || o.tlsCert || o.tlsKey || o.tlsServerName) {
     if ((o.tlsCert === undefined) !== (o.tlsKey === undefined)) throw new InvalidArgumentError('--tls-cert and --tls-key go together');
     tls = {
       ...(o.tlsCa ? { ca: readPem(o.tlsCa, '--tls-ca') } : {}),
       ...(o.tlsCert ? { cert: readPem(o.tlsCert, '--tls-cert') } : {}),
       ...(o.tlsKey ? { key: readPem(o.tlsKey, '--tls-key') } : {}),
+      ...(o.tlsServerName ? { serverName: o.tlsServerName } : {}),
     };
   }
   return new BatchwiseClient(checkAddress(o.server), { tls });

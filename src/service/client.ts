@@ -12,6 +12,8 @@ export interface ClientTls {
   /** Client certificate and key, for servers that require mutual TLS. */
   readonly cert?: Buffer;
   readonly key?: Buffer;
+  /** Name to check the server's certificate against, when it differs from the address (e.g. `localhost` for 127.0.0.1). */
+  readonly serverName?: string;
 }
 
 export interface ClientOptions {
@@ -66,6 +68,7 @@ export class BatchwiseClient {
     this.raw = new def.batchwise.v1.BatchingPolicy(address, creds, {
       'grpc.max_receive_message_length': size,
       'grpc.max_send_message_length': size,
+      ...(opts.tls?.serverName ? { 'grpc.ssl_target_name_override': opts.tls.serverName, 'grpc.default_authority': opts.tls.serverName } : {}),
     }) as unknown as RawClient;
   }
 

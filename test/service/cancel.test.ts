@@ -53,6 +53,8 @@ describe('cancellation, deadlines and the queue bound (one worker)', () => {
   });
 
   it('a deadline stops the solve with DEADLINE_EXCEEDED and frees the worker', async () => {
+    // A worker replaced after the last test may still be loading; the deadline must find the solve running.
+    await h.server.pool.ready();
     const before = h.jobEnds.filter((e) => e.outcome === 'aborted').length;
     const call = openSolve(h, longScenario(), { deadline: Date.now() + 1500 });
     const out = await call.ended;
@@ -66,6 +68,7 @@ describe('cancellation, deadlines and the queue bound (one worker)', () => {
   });
 
   it('past the queue bound a request gets RESOURCE_EXHAUSTED; queued ones are dropped on cancel', async () => {
+    await h.server.pool.ready();
     const running = openSolve(h, longScenario());
     await running.firstProgress;
     const queued = openSolve(h, { ...longScenario(), arrivalRate: 4890 });
@@ -83,6 +86,7 @@ describe('cancellation, deadlines and the queue bound (one worker)', () => {
   });
 
   it('identical requests share one solve, which stops only when its last caller leaves', async () => {
+    await h.server.pool.ready();
     const aborted = () => h.jobEnds.filter((e) => e.outcome === 'aborted').length;
     const before = aborted();
     const a = openSolve(h, longScenario());

@@ -11,7 +11,7 @@ type Ctor = grpc.ServiceClientConstructor;
 
 function healthClient(address: string) {
   const pkg = grpc.loadPackageDefinition(protoLoader.loadSync(healthProtoPath, { enums: String })) as unknown as { grpc: { health: { v1: { Health: Ctor } } } };
-  return new pkg.grpc.health.v1.Health(address, grpc.credentials.createInsecure()) as grpc.Client & {
+  return new pkg.grpc.health.v1.Health(address, grpc.credentials.createInsecure()) as unknown as grpc.Client & {
     Check(req: { service: string }, cb: (e: grpc.ServiceError | null, r?: { status: string }) => void): void;
   };
 }
@@ -20,7 +20,7 @@ function reflectionClient(address: string) {
   const root = join(dirname(createRequire(import.meta.url).resolve('@grpc/reflection/package.json')), 'build', 'proto');
   const def = protoLoader.loadSync('grpc/reflection/v1/reflection.proto', { includeDirs: [root], keepCase: true, oneofs: true });
   const pkg = grpc.loadPackageDefinition(def) as unknown as { grpc: { reflection: { v1: { ServerReflection: Ctor } } } };
-  return new pkg.grpc.reflection.v1.ServerReflection(address, grpc.credentials.createInsecure()) as grpc.Client & {
+  return new pkg.grpc.reflection.v1.ServerReflection(address, grpc.credentials.createInsecure()) as unknown as grpc.Client & {
     ServerReflectionInfo(): grpc.ClientDuplexStream<Record<string, unknown>, Record<string, unknown>>;
   };
 }

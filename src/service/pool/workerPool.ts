@@ -127,6 +127,7 @@ export class WorkerPool {
     await Promise.all(
       this.slots.map(async (slot) => {
         if (slot.job) this.settle(slot.job, undefined, serverShuttingDown());
+        slot.job = undefined;
         clearTimeout(slot.killTimer);
         await slot.worker.terminate();
       }),
