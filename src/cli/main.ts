@@ -6,6 +6,10 @@ import { registerServe } from './commands/serve.js';
 import { registerSweep } from './commands/sweep.js';
 import { registerSimulate } from './commands/simulate.js';
 import { registerCompare } from './commands/compare.js';
+import { registerPlan } from './commands/plan.js';
+import { registerFrontier } from './commands/frontier.js';
+import { registerFleet } from './commands/fleet.js';
+import { registerExport } from './commands/export.js';
 
 /** Exit codes: 0 ok, 1 failure, 2 bad input. */
 export const EXIT_BAD_INPUT = 2;
@@ -22,6 +26,10 @@ export function buildProgram(): Command {
   registerSweep(program);
   registerSimulate(program);
   registerCompare(program);
+  registerPlan(program);
+  registerFrontier(program);
+  registerFleet(program);
+  registerExport(program);
   return program;
 }
 

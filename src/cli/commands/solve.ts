@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import type { Backend } from '../../model/scenario.js';
 import { validateScenario } from '../../model/validate.js';
@@ -6,6 +7,7 @@ import type { SolverProgress } from '../../solve/types.js';
 import { formatSolve } from '../format.js';
 import { readJsonFile } from '../io.js';
 import { addRemoteOptions, solveRemote, type RemoteOptions } from '../remote.js';
+import { renderPolicySvg } from '../../plan/svg/policyChart.js';
 
 export function backendOption(): Option {
   return new Option('--backend <backend>', 'solver backend').choices(['auto', 'cpu', 'gpu']);
@@ -25,8 +27,9 @@ export function registerSolve(program: Command): void {
     .description('solve a scenario for its optimal batching policy')
     .argument('<scenario>', 'scenario JSON file')
     .option('--json', 'print the result object as JSON')
+    .option('--svg <file>', 'also draw the policy (action against queue length) as an SVG chart')
     .addOption(backendOption());
-  addRemoteOptions(cmd).action(async (file: string, o: { json?: boolean; backend?: string } & RemoteOptions) => {
+  addRemoteOptions(cmd).action(async (file: string, o: { json?: boolean; backend?: string; svg?: string } & RemoteOptions) => {
     const json = readJsonFile(file);
     const scenario = validateScenario(json);
     const showProgress = !o.json && process.stderr.isTTY === true;
@@ -37,6 +40,7 @@ export function registerSolve(program: Command): void {
           onProgress: progressPrinter(showProgress),
         });
     if (showProgress) process.stderr.write('\r\x1b[K');
+    if (o.svg) writeFileSync(o.svg, renderPolicySvg({ ...result.policy, maxBatchSize: scenario.params.maxBatchSize }));
     process.stdout.write(o.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatSolve(result, scenario.params.maxBatchSize)}\n`);
   });
 }

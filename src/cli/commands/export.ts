@@ -1,0 +1,60 @@
+import { Option, type Command } from 'commander';
+import { validateScenario } from '../../model/validate.js';
+import { exportPolicy, type ExportResult } from '../../plan/export/exportPolicy.js';
+import { EXPORT_TARGETS, type ExportTarget } from '../../plan/export/targets.js';
+import { formatDuration } from '../../plan/units.js';
+import { readJsonFile } from '../io.js';
+import { backendOf } from './plan.js';
+import { backendOption } from './solve.js';
+import { positiveInt } from './simulate.js';
+
+export function registerExport(program: Command): void {
+  program
+    .command('export')
+    .description("translate the optimal policy into a serving system's batching settings, delay tuned in simulation")
+    .argument('<scenario>', 'scenario JSON file')
+    .addOption(new Option('--to <system>', 'target serving system').choices([...EXPORT_TARGETS]).makeOptionMandatory())
+    .option('--requests <n>', 'requests of the final simulations (default 1000000)', positiveInt('--requests'))
+    .option('--tuning-requests <n>', 'requests per simulation while tuning the delay (default 200000)', positiveInt('--tuning-requests'))
+    .option('--seed <n>', 'seed of the final simulations; tuning uses seed + 1 (default 1)', positiveInt('--seed'))
+    .option('--model-name <name>', 'model name used in the configuration (default "model")')
+    .option('--json', 'print the result as JSON')
+    .addOption(backendOption())
+    .action(
+      async (
+        file: string,
+        o: { to: ExportTarget; requests?: number; tuningRequests?: number; seed?: number; modelName?: string; json?: boolean; backend?: string },
+      ) => {
+        const scenario = validateScenario(readJsonFile(file));
+        const r = await exportPolicy(scenario, o.to, {
+          requests: o.requests,
+          tuningRequests: o.tuningRequests,
+          seed: o.seed,
+          modelName: o.modelName,
+          backend: backendOf(o),
+        });
+        if (o.json) {
+          process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
+          return;
+        }
+        // The configuration alone on stdout (ready to redirect into a file); the report on stderr.
+        process.stdout.write(r.config);
+        process.stderr.write(`${summary(r).join('\n')}\n`);
+      },
+    );
+}
+
+function summary(r: ExportResult): string[] {
+  const pm = (h: number | null): string => (h === null ? '' : ` ± ${h.toPrecision(3)}`);
+  const s = r.setting;
+  return [
+    `${r.label}: max batch ${s.maxBatchSize}, delay ${formatDuration(s.delay)}` +
+      (s.preferredBatchSizes.length > 0 ? `, preferred sizes ${s.preferredBatchSizes[0]}–${s.preferredBatchSizes[s.preferredBatchSizes.length - 1]}` : ''),
+    `  optimal policy (control limit ${r.optimal.controlLimit}${r.optimal.isControlLimit ? ', pure' : ''}): exact cost ${r.optimal.averageCost.toPrecision(8)}, ` +
+      `simulated ${r.optimal.simulated.averageCost.toPrecision(8)}${pm(r.optimal.simulated.halfWidth)}`,
+    `  exported setting: simulated cost ${r.exported.averageCost.toPrecision(8)}${pm(r.exported.halfWidth)}, ` +
+      `E[R] ${formatDuration(r.exported.meanResponseTime)}, p99 ${formatDuration(r.exported.p99)}, E[P] ${r.exported.meanPower.toFixed(3)} W`,
+    `  gap to the optimum: ${(r.gap.relative * 100).toFixed(3)} % (paired, same arrivals: ${r.gap.paired.difference.toPrecision(4)}${pm(r.gap.paired.halfWidth)})`,
+    `  ${r.trials.length} delays simulated while tuning (${r.exported.requests.toLocaleString('en-US')} requests in the final runs, seed ${r.exported.seed})`,
+  ];
+}

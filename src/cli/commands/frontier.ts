@@ -1,0 +1,87 @@
+import { writeFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { InvalidArgumentError } from 'commander';
+import { validateScenario } from '../../model/validate.js';
+import { summarizePolicy } from '../../policy/policy.js';
+import { computeFrontier, type Frontier } from '../../plan/frontier.js';
+import { renderFrontierSvg } from '../../plan/svg/frontierChart.js';
+import { formatDuration, formatPower, parseDuration } from '../../plan/units.js';
+import { readJsonFile } from '../io.js';
+import { backendOf } from './plan.js';
+import { backendOption } from './solve.js';
+
+export function registerFrontier(program: Command): void {
+  program
+    .command('frontier')
+    .description('the latency–power Pareto frontier: the policies optimal for some trade-off weight')
+    .argument('<scenario>', 'scenario JSON file (its objective weights are not used)')
+    .option('--svg <file>', 'also draw the frontier as an SVG chart')
+    .option('--max-latency <duration>', 'stop once a vertex reaches this mean response time (default 4× the least achievable)')
+    .option('--resolution <r>', 'relative resolution of the vertex search (default 1e-4)', resolution)
+    .option('--json', 'print the frontier as JSON')
+    .addOption(backendOption())
+    .action(async (file: string, o: { svg?: string; maxLatency?: string; resolution?: number; json?: boolean; backend?: string }) => {
+      const scenario = validateScenario(readJsonFile(file));
+      const f = await computeFrontier(scenario, {
+        maxLatency: o.maxLatency !== undefined ? parseDuration(o.maxLatency, '--max-latency') : undefined,
+        resolution: o.resolution,
+        backend: backendOf(o),
+      });
+      const B = scenario.params.maxBatchSize;
+      const rows = f.vertices.map((v) => ({
+        meanResponseTime: v.figures.meanResponseTime,
+        meanPower: v.figures.meanPower,
+        utilization: v.figures.utilization,
+        meanBatchSize: v.figures.meanBatchSize,
+        weightLow: v.weightLow,
+        weightHigh: Number.isFinite(v.weightHigh) ? v.weightHigh : null,
+        solvedAt: Number.isFinite(v.solvedAt) ? v.solvedAt : null,
+        policy: summarizePolicy(v.policy, B),
+      }));
+      if (o.svg) {
+        const points = rows.map((r) => ({ meanResponseTime: r.meanResponseTime, meanPower: r.meanPower, controlLimit: r.policy.controlLimit }));
+        writeFileSync(o.svg, renderFrontierSvg(points, { powerFloor: f.powerBound.infimum, title: `Latency–power frontier (λ = ${scenario.params.arrivalRate} /s)` }));
+      }
+      if (o.json) {
+        const { vertices: _v, ...rest } = f;
+        process.stdout.write(`${JSON.stringify({ ...rest, vertices: rows }, null, 2)}\n`);
+        return;
+      }
+      process.stdout.write(`${formatFrontier(f, rows).join('\n')}\n`);
+    });
+}
+
+function resolution(v: string): number {
+  const r = Number(v);
+  if (!(r >= 1e-12 && r < 1)) throw new InvalidArgumentError(`must be a number in [1e-12, 1) (got ${v})`);
+  return r;
+}
+
+function weight(w: number | null): string {
+  if (w === null) return '∞';
+  return (w / 1e3).toPrecision(4);
+}
+
+function formatFrontier(
+  f: Frontier,
+  rows: { meanResponseTime: number; meanPower: number; meanBatchSize: number; weightLow: number; weightHigh: number | null; policy: { controlLimit: number; isControlLimit: boolean } }[],
+): string[] {
+  const out = [
+    `Latency–power frontier: ${rows.length} vertices, ${f.solves} solves (resolution ${f.resolution})`,
+    '  #   E[R]           E[P]          mean batch  control limit   optimal for W per ms of latency in',
+  ];
+  rows.forEach((r, i) => {
+    out.push(
+      `  ${String(i).padStart(2)}  ${formatDuration(r.meanResponseTime).padEnd(13)}  ${formatPower(r.meanPower).padEnd(12)}  ` +
+        `${r.meanBatchSize.toFixed(3).padStart(10)}  ${String(r.policy.controlLimit).padStart(5)}${r.policy.isControlLimit ? ' (pure)' : '       '}   ` +
+        `[${weight(r.weightLow)}, ${weight(r.weightHigh)}]`,
+    );
+  });
+  const pb = f.powerBound;
+  out.push(
+    f.complete
+      ? `The last vertex reaches the least possible mean power, ${formatPower(pb.infimum)}: the frontier is complete.`
+      : `Stopped at ${formatDuration(f.maxLatency)}; mean power only approaches ${formatPower(pb.infimum)} as latency grows without bound.`,
+  );
+  return out;
+}

@@ -1,0 +1,110 @@
+import { Option, type Command } from 'commander';
+import { ScenarioError } from '../../model/errors.js';
+import type { Backend } from '../../model/scenario.js';
+import { validateScenario } from '../../model/validate.js';
+import type { PolicySummary } from '../../policy/policy.js';
+import { planScenario, type PlanResult, type PlanTarget } from '../../plan/constrained.js';
+import type { Figures } from '../../plan/figures.js';
+import { formatDuration, formatPower, parseDuration, parsePower } from '../../plan/units.js';
+import { describePolicy } from '../format.js';
+import { readJsonFile } from '../io.js';
+import { backendOption } from './solve.js';
+
+/** `--latency-target 10ms` or `--power-budget 120W`, exactly one. */
+export function planTarget(o: { latencyTarget?: string; powerBudget?: string }): PlanTarget {
+  if ((o.latencyTarget === undefined) === (o.powerBudget === undefined)) {
+    throw new ScenarioError('--latency-target', 'give exactly one of --latency-target (e.g. 10ms) and --power-budget (e.g. 120W)');
+  }
+  return o.latencyTarget !== undefined
+    ? { kind: 'latency', seconds: parseDuration(o.latencyTarget, '--latency-target') }
+    : { kind: 'power', watts: parsePower(o.powerBudget!, '--power-budget') };
+}
+
+export function backendOf(o: { backend?: string }): Backend | undefined {
+  return o.backend ? (o.backend.toUpperCase() as Backend) : undefined;
+}
+
+export function registerPlan(program: Command): void {
+  program
+    .command('plan')
+    .description('least mean power under a latency target, or least latency under a power budget')
+    .argument('<scenario>', 'scenario JSON file (its objective weights are not used)')
+    .addOption(new Option('--latency-target <duration>', 'mean response time target, e.g. 10ms, 800us, 0.01s'))
+    .addOption(new Option('--power-budget <power>', 'mean power budget, e.g. 120W, 1.2kW'))
+    .option('--json', 'print the result object as JSON')
+    .addOption(backendOption())
+    .action(async (file: string, o: { latencyTarget?: string; powerBudget?: string; json?: boolean; backend?: string }) => {
+      const target = planTarget(o);
+      const scenario = validateScenario(readJsonFile(file));
+      const field = target.kind === 'latency' ? '--latency-target' : '--power-budget';
+      const result = await planScenario(scenario, target, { backend: backendOf(o), targetField: field });
+      process.stdout.write(o.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatPlan(result, scenario.params.maxBatchSize).join('\n')}\n`);
+    });
+}
+
+export function figuresLine(f: Figures): string {
+  return (
+    `E[R] ${formatDuration(f.meanResponseTime)}, E[P] ${formatPower(f.meanPower)}, ` +
+    `utilisation ${(f.utilization * 100).toFixed(2)} %, mean batch ${f.meanBatchSize.toFixed(3)}`
+  );
+}
+
+function actionText(a: number): string {
+  return a === 0 ? 'wait' : `serve ${a}`;
+}
+
+function policyLines(p: PolicySummary, B: number, indent: string): string[] {
+  return describePolicy(p, B).map((l) => `${indent}${l}`);
+}
+
+export function formatPlan(r: PlanResult, B: number): string[] {
+  const goal =
+    r.target.kind === 'latency'
+      ? `Latency target ${formatDuration(r.target.seconds)}: least mean power ${formatPower(r.optimum.meanPower)}`
+      : `Power budget ${formatPower(r.target.watts)}: least mean response time ${formatDuration(r.optimum.meanResponseTime)}`;
+  const out = [`${goal} (${r.status === 'binding' ? 'on the target: a randomised mix of two policies' : 'the target is slack'})`];
+  if (r.status === 'slack') {
+    out.push(
+      r.target.kind === 'latency'
+        ? '  The least-power policy already meets the target:'
+        : '  The least-latency policy already stays within the budget:',
+      ...policyLines(r.deterministic.policy, B, '    '),
+      `    ${figuresLine(r.deterministic)}`,
+    );
+  }
+  const m = r.mix;
+  if (m) {
+    const a1 = m.first.policy.actions[m.state] ?? Math.min(m.state, B);
+    const a2 = m.second.policy.actions[m.state] ?? Math.min(m.state, B);
+    out.push(
+      m.kind === 'single-state'
+        ? `  The two policies differ only at queue length ${m.state}: there, ${actionText(a1)} with probability ${m.probability.toFixed(6)}, else ${actionText(a2)}.`
+        : `  Each time the queue length is ${m.state}, follow policy A with probability ${m.probability.toFixed(6)} until it is ${m.state} again, else policy B.`,
+      `  Time (and request) share under A: ${m.timeShare.toFixed(6)}; mean time between visits to ${m.state}: A ${formatDuration(m.cycleTimes[0])}, B ${formatDuration(m.cycleTimes[1])}`,
+      `  Mix (exact): ${figuresLine(m.figures)}`,
+      '  Policy A:',
+      ...policyLines(m.first.policy, B, '    '),
+      `    ${figuresLine(m.first)}`,
+      '  Policy B:',
+      ...policyLines(m.second.policy, B, '    '),
+      `    ${figuresLine(m.second)}`,
+      '  Best deterministic policy meeting the target:',
+      ...policyLines(r.deterministic.policy, B, '    '),
+      `    ${figuresLine(r.deterministic)}`,
+    );
+  }
+  if (r.bracket) {
+    const b = r.bracket;
+    out.push(
+      `  Adjacent frontier vertices: ${formatDuration(b.lower.meanResponseTime)} / ${formatPower(b.lower.meanPower)} and ` +
+        `${formatDuration(b.upper.meanResponseTime)} / ${formatPower(b.upper.meanPower)}, tied at ${(b.weight / 1e3).toPrecision(6)} W per ms of latency`,
+    );
+  }
+  const pb = r.limits.powerBound;
+  out.push(
+    `  Limits: least achievable E[R] ${formatDuration(r.limits.minLatency)}; least E[P] ${formatPower(pb.infimum)} ` +
+      (pb.attained ? `(batches of ${pb.batchSizes[0]})` : '(approached only as latency grows without bound)'),
+    `  Solves: ${r.solves}`,
+  );
+  return out;
+}

@@ -1,0 +1,212 @@
+import { LimitError, ScenarioError, throwIfAborted } from '../model/errors.js';
+import type { Backend, ValidatedScenario } from '../model/scenario.js';
+import type { Policy } from '../policy/policy.js';
+import { simulate } from '../sim/simulate.js';
+import { asValidated, computeFrontier } from './frontier.js';
+import { planScenario, type PlanResult } from './constrained.js';
+import { formatDuration } from './units.js';
+import { WeightSolver } from './weights.js';
+
+/**
+ * Fleet sizing: a total rate Λ split evenly over n identical accelerators, each running its
+ * own queue at Λ/n. The least n whose accelerators can meet the mean latency target (the
+ * least achievable E[R] at Λ/n is ≤ target), each then running the least-power policy that
+ * meets it (the SLO-constrained solve). With a p99 target the deployed policy must also
+ * meet it in simulation: the plan's best deterministic policy if it does, else the
+ * least-power frontier vertex that does (the frontier up to the mean target, scanned from
+ * low power up). n is rejected when even the least-latency policy misses the p99.
+ */
+export interface FleetOptions {
+  /** Λ, requests/s over the whole fleet. */
+  readonly totalRate: number;
+  /** Mean response time target, seconds. */
+  readonly latencyTarget: number;
+  /** 99th-percentile response time target, seconds (checked by simulation). */
+  readonly p99Target?: number;
+  /** Largest fleet to consider (default 1024). */
+  readonly maxAccelerators?: number;
+  /** Simulation used for the p99 check. */
+  readonly simulation?: { readonly requests?: number; readonly seed?: number };
+  readonly resolution?: number;
+  readonly signal?: AbortSignal;
+  readonly backend?: Backend;
+}
+
+export interface FleetTail {
+  /** 'plan': the plan's best deterministic policy meets the p99; 'frontier': a lower-latency frontier vertex is run instead. */
+  readonly policy: 'plan' | 'frontier';
+  readonly controlLimit: number;
+  /** Exact figures of the policy run. */
+  readonly meanResponseTime: number;
+  readonly meanPower: number;
+  /** Its simulated p99, seconds. */
+  readonly p99: number;
+  /** Simulated p99 of the plan's deterministic policy, whichever is run. */
+  readonly planP99: number;
+  /** Policies simulated for this accelerator count. */
+  readonly simulated: number;
+  readonly requests: number;
+  readonly seed: number;
+}
+
+export interface FleetPoint {
+  readonly accelerators: number;
+  readonly ratePerAccelerator: number;
+  /** The SLO-constrained solve of one accelerator at Λ/n. */
+  readonly plan: PlanResult;
+  /** n × the per-accelerator optimum (a randomised mix when binding), watts; with a p99 target, n × the power of the policy run. */
+  readonly fleetPower: number;
+  /** n × the best deterministic policy's power (with a p99 target: of the policy run), watts. */
+  readonly fleetPowerDeterministic: number;
+  /** The p99 check, when a p99 target was given. */
+  readonly tail?: FleetTail;
+}
+
+export interface FleetResult {
+  readonly totalRate: number;
+  readonly latencyTarget: number;
+  readonly p99Target?: number;
+  /** The least n meeting the targets. */
+  readonly accelerators: number;
+  readonly at: FleetPoint;
+  /** The same at n + 1, for the power cost of one more accelerator (its tail verdict may fail: reported, not required). */
+  readonly next: FleetPoint;
+  /** Every n tried below the answer and why it failed. */
+  readonly rejected: { readonly accelerators: number; readonly reason: string }[];
+}
+
+export const DEFAULT_MAX_ACCELERATORS = 1024;
+const P99_DEFAULT_REQUESTS = 200_000;
+
+type Attempt = { point: FleetPoint; reason: null } | { point: FleetPoint | null; reason: string };
+
+export async function sizeFleet(input: unknown, o: FleetOptions): Promise<FleetResult> {
+  const base = asValidated(input);
+  const p = base.params;
+  const B = p.maxBatchSize;
+  const maxN = o.maxAccelerators ?? DEFAULT_MAX_ACCELERATORS;
+  if (!(o.totalRate > 0) || !Number.isFinite(o.totalRate)) throw new ScenarioError('totalRate', `must be a positive rate (got ${o.totalRate})`);
+  let minService = Infinity;
+  for (let b = 1; b <= B; b++) minService = Math.min(minService, p.meanService[b]);
+  if (!(o.latencyTarget > minService)) {
+    throw new ScenarioError(
+      'latencyTarget',
+      `${formatDuration(o.latencyTarget)} cannot be met by any number of accelerators: every request waits at least its batch's service time, and the shortest is ${formatDuration(minService)}`,
+    );
+  }
+  // Fewest accelerators that can be stable at all: Λ/n < B/l(B).
+  const capacity = B / p.meanService[B];
+  const nMin = Math.floor(o.totalRate / capacity) + 1;
+  if (nMin > maxN) {
+    throw new LimitError('totalRate', `${o.totalRate} /s needs more than ${maxN} accelerators of capacity ${capacity} /s each just to be stable`);
+  }
+  const at = (n: number): ValidatedScenario => ({ params: { ...p, arrivalRate: o.totalRate / n }, solver: base.solver });
+  const planOpts = { resolution: o.resolution, signal: o.signal, backend: o.backend, targetField: 'latencyTarget' };
+  const each = (n: number): string => `${+(o.totalRate / n).toPrecision(6)} /s each`;
+
+  // One accelerator count; `point` is null when even the mean target is out of reach.
+  const attempt = async (n: number): Promise<Attempt> => {
+    throwIfAborted(o.signal);
+    const sc = at(n);
+    const least = await new WeightSolver(sc, { signal: o.signal, backend: o.backend }).solveAt(Infinity);
+    if (least.figures.meanResponseTime > o.latencyTarget) {
+      return { point: null, reason: `least achievable mean response time ${formatDuration(least.figures.meanResponseTime)} at ${each(n)}` };
+    }
+    const plan = await planScenario(sc, { kind: 'latency', seconds: o.latencyTarget }, planOpts);
+    if (o.p99Target === undefined) return { point: point(n, o.totalRate, plan, undefined), reason: null };
+    const tail = await tailPolicy(sc, plan, least.policy, o.p99Target, o);
+    const pt = point(n, o.totalRate, plan, tail.tail);
+    return tail.ok ? { point: pt, reason: null } : { point: pt, reason: `simulated p99 ${formatDuration(tail.tail.p99)} even with the least-latency policy at ${each(n)}` };
+  };
+
+  const rejected: { accelerators: number; reason: string }[] = [];
+  for (let n = nMin; n <= maxN; n++) {
+    const here = await attempt(n);
+    if (here.reason !== null) {
+      rejected.push({ accelerators: n, reason: here.reason });
+      continue;
+    }
+    const next = await attempt(n + 1);
+    return {
+      totalRate: o.totalRate,
+      latencyTarget: o.latencyTarget,
+      p99Target: o.p99Target,
+      accelerators: n,
+      at: here.point,
+      // n + 1 meets the mean target whenever n does in practice; should it not, say so rather than guess.
+      next: next.point ?? failNext(n + 1, next.reason ?? ''),
+      rejected,
+    };
+  }
+  throw new LimitError('maxAccelerators', `no fleet of up to ${maxN} accelerators meets the targets (last: ${rejected[rejected.length - 1]?.reason ?? 'none tried'})`);
+}
+
+function failNext(n: number, reason: string): never {
+  throw new LimitError('totalRate', `${n} accelerators cannot meet the mean target although ${n - 1} can: ${reason}`);
+}
+
+function point(n: number, total: number, plan: PlanResult, tail: FleetTail | undefined): FleetPoint {
+  return {
+    accelerators: n,
+    ratePerAccelerator: total / n,
+    plan,
+    fleetPower: n * (tail ? tail.meanPower : plan.optimum.meanPower),
+    fleetPowerDeterministic: n * (tail ? tail.meanPower : plan.deterministic.meanPower),
+    ...(tail ? { tail } : {}),
+  };
+}
+
+/**
+ * The least-power deterministic policy meeting both targets at this accelerator count, if
+ * any: the plan's deterministic policy, else frontier vertices with E[R] ≤ target from low
+ * power up. The least-latency vertex goes first among those: if even it misses the p99,
+ * the count is rejected without simulating the rest.
+ */
+async function tailPolicy(
+  sc: ValidatedScenario,
+  plan: PlanResult,
+  leastLatency: Policy,
+  p99Target: number,
+  o: FleetOptions,
+): Promise<{ ok: boolean; tail: FleetTail }> {
+  const requests = o.simulation?.requests ?? P99_DEFAULT_REQUESTS;
+  const seed = o.simulation?.seed ?? 1;
+  const B = sc.params.maxBatchSize;
+  let simulated = 0;
+  const p99Of = (policy: Policy): number => {
+    simulated++;
+    return simulate(sc.params, policy, { requests, seed, signal: o.signal }).percentiles.p99;
+  };
+  const planPolicy: Policy = { actions: Int32Array.from(plan.deterministic.policy.actions), tailBatch: B };
+  const planP99 = p99Of(planPolicy);
+  const common = { planP99, requests, seed };
+  const d = plan.deterministic;
+  if (planP99 <= p99Target) {
+    const tail = { policy: 'plan' as const, controlLimit: d.policy.controlLimit, meanResponseTime: d.meanResponseTime, meanPower: d.meanPower, p99: planP99, simulated, ...common };
+    return { ok: true, tail };
+  }
+  const leastP99 = p99Of(leastLatency);
+  const frontier = await computeFrontier(sc, { maxLatency: o.latencyTarget, signal: o.signal, backend: o.backend });
+  const candidates = frontier.vertices.filter((v) => v.figures.meanResponseTime <= o.latencyTarget).reverse();
+  const asTail = (v: (typeof candidates)[number], p99: number): FleetTail => ({
+    policy: 'frontier',
+    controlLimit: controlLimitOf(v.policy),
+    meanResponseTime: v.figures.meanResponseTime,
+    meanPower: v.figures.meanPower,
+    p99,
+    simulated,
+    ...common,
+  });
+  const latencyEnd = candidates[candidates.length - 1];
+  if (leastP99 > p99Target) return { ok: false, tail: asTail(latencyEnd, leastP99) };
+  for (const v of candidates.slice(0, -1)) {
+    const p99 = p99Of(v.policy);
+    if (p99 <= p99Target) return { ok: true, tail: asTail(v, p99) };
+  }
+  return { ok: true, tail: asTail(latencyEnd, leastP99) };
+}
+
+function controlLimitOf(p: Policy): number {
+  const i = p.actions.findIndex((a) => a > 0);
+  return i >= 0 ? i : p.actions.length;
+}
