@@ -62,7 +62,7 @@ export interface SolveChainOptions {
   readonly ref?: number;
 }
 
-/** Raised internally when the chosen reference cannot be reached from a state above it. */
+/** Raised internally when the chosen reference cannot be reached from a state that is recurrent. */
 class UnreachableReference extends Error {
   constructor(readonly state: number) {
     super(`state ${state} cannot reach the reference`);
@@ -79,8 +79,7 @@ export function solveChain(ch: BandChain, opts: SolveChainOptions = {}): ChainSo
     try {
       return reduce(ch, ref);
     } catch (e) {
-      // A state above ref that never comes back below it is recurrent while ref is not:
-      // use it as the reference instead.
+      // A recurrent state that never reaches ref: ref is transient, use that state instead.
       if (e instanceof UnreachableReference && e.state !== ref) {
         ref = e.state;
         continue;
@@ -104,7 +103,9 @@ function reduce(ch: BandChain, ref: number): ChainSolution {
     const jhi = Math.min(n - 1, k + hi);
     let dk = 0;
     for (let j = k + 1; j <= jhi; j++) dk += a[rk + j];
-    if (!(Math.abs(dk) > 0)) throw new Error(`state ${k} never leaves upwards: the policy's chain is not unichain`);
+    // Nothing above k is reachable from k: the chain lives below k from there on, so k is
+    // recurrent and the states above it transient; k is the reference to use.
+    if (!(Math.abs(dk) > 0)) throw new UnreachableReference(k);
     d[k] = dk;
     const ihi = Math.min(n - 1, k + lo);
     for (let i = k + 1; i <= ihi; i++) {

@@ -1,5 +1,8 @@
 import type { CompiledModel } from '../model/compile.js';
 
+/** Relative difference under which two action values count as tied. */
+const TIE = 1e-12;
+
 /**
  * One Bellman step of the transformed MDP (spec §3) at relative values h:
  *   gap[s]    = min_a [ c̃(s,a) + (τ/y_a)·(E_a h(s) − h(s)) ]   (= V_{n+1}(s) − h(s))
@@ -23,14 +26,12 @@ export function bellmanStep(
   for (let s = 0; s <= S; s++) {
     const hs = h[s];
     const hold = costSlope * s;
-    let best = Infinity;
-    let arg = 0;
+    const waitValue = s < S ? hold + kappa[0] + waitRate * (h[s + 1] - hs) : Infinity;
+    let serveValue = Infinity;
+    let serve = 0;
     let keepValue = Infinity;
     const kept = keep ? keep[s] : -1;
-    if (s < S) {
-      best = hold + kappa[0] + waitRate * (h[s + 1] - hs);
-      if (kept === 0) keepValue = best;
-    }
+    if (kept === 0) keepValue = waitValue;
     const bmax = s < B ? s : B;
     for (let b = 1; b <= bmax; b++) {
       const j0 = s - b + pmfOffset[b];
@@ -45,13 +46,23 @@ export function bellmanStep(
         acc += tailCoef[r] * hS + tailCoef[r + 1] * hS1 + tailCoef[r + 2] * hS2;
       }
       const v = hold + kappa[b] + (tau / sojourn[b]) * (acc - hs);
-      if (v < best) {
-        best = v;
-        arg = b;
+      if (v < serveValue) {
+        serveValue = v;
+        serve = b;
       }
       if (b === kept) keepValue = v;
     }
-    if (kept >= 0 && kept !== arg && keepValue - best <= 1e-12 * Math.abs(best)) {
+    // Near-ties go to serving: when waiting buys nothing (e.g. a zero latency weight makes
+    // every "wait longer" policy equally good), the policy should not drift up to S.
+    let best = waitValue;
+    let arg = 0;
+    if (serve > 0 && (waitValue === Infinity || serveValue <= waitValue + TIE * Math.max(Math.abs(serveValue), Math.abs(waitValue)))) {
+      best = serveValue;
+      arg = serve;
+    }
+    // Policy iteration keeps its current action on near-ties so that it cannot cycle, except
+    // that a kept wait never displaces a tied serve.
+    if (kept >= 0 && kept !== arg && keepValue - best <= TIE * Math.abs(best) && !(kept === 0 && arg > 0)) {
       best = keepValue;
       arg = kept;
     }

@@ -1,6 +1,9 @@
 import type { CompiledModel } from '../model/compile.js';
 import { BandChain, solveChain } from './chain.js';
 
+/** A reference state at least this likely relative to the mode keeps the values accurate. */
+const LIKELY = 1e-2;
+
 export interface ModelEvaluation {
   /** Average cost of the policy on the truncated, tail-corrected model. */
   readonly gain: number;
@@ -43,10 +46,12 @@ export function evaluateOnModel(model: CompiledModel, policy: Int32Array, ref?: 
     ch.reward[s] = (costSlope * s + kappa[act]) * y;
     ch.time[s] = y;
   }
-  // Without a reference from a previous, similar policy, find the mode first (the
-  // stationary distribution is accurate from any reference; the values are not).
-  const r = ref ?? solveChain(ch).mode;
-  const sol = solveChain(ch, { ref: r });
+  // The values are accurate only when the reference is a likely state (see chain.ts); the
+  // stationary distribution is accurate from any reference. So solve from the hint (a
+  // previous, similar policy's mode) and solve again from this policy's mode if the hint
+  // turns out to be rare here.
+  let sol = solveChain(ch, { ref: ref ?? 0 });
+  if (!(sol.stationary[sol.ref] >= LIKELY * sol.stationary[sol.mode])) sol = solveChain(ch, { ref: sol.mode });
   const h = sol.values;
   const h0 = h[0];
   for (let s = 0; s < n; s++) h[s] -= h0;

@@ -1,0 +1,46 @@
+import type { Scenario } from '../../src/model/scenario.js';
+import { logUniform, pick } from './random.js';
+
+/** A random valid scenario: any scale of time, all distributions, linear or table inputs, load up to ρmax. */
+export function randomScenario(r: () => number, opts: { maxB?: number; rhoMax?: number } = {}): Scenario {
+  const maxB = opts.maxB ?? 16;
+  const B = r() < 0.8 ? 1 + Math.floor(r() * Math.min(maxB, 16)) : 1 + Math.floor(r() * maxB);
+  const scale = logUniform(r, 1e-6, 1e3); // seconds per batch, anywhere from µs to a quarter hour
+  const base = scale * r();
+  const perItem = (scale * r()) / B;
+  const useTable = r() < 0.3;
+  const table: number[] = [];
+  if (useTable) {
+    let v = scale * (0.1 + r());
+    for (let b = 1; b <= B; b++) {
+      v += (scale * r()) / B;
+      table.push(r() < 0.1 ? v * (0.5 + r()) : v); // mostly increasing, sometimes not
+    }
+  }
+  const lB = useTable ? table[B - 1] : perItem * B + base;
+  const capacity = B / Math.max(lB, 1e-300);
+  const rhoMax = opts.rhoMax ?? 0.98;
+  const rho = r() < 0.1 ? rhoMax : 0.01 + r() * (rhoMax - 0.01);
+  const distribution = pick(r, ['DETERMINISTIC', 'EXPONENTIAL', 'GAMMA'] as const);
+  const busyBase = 50 * r();
+  const busyPer = 5 * r();
+  const latencyWeight = r() < 0.1 ? 0 : logUniform(r, 0.1, 10);
+  // Power weight such that w_pow·P is comparable to w_lat·l, or zero.
+  const powerWeight = r() < 0.2 && latencyWeight > 0 ? 0 : logUniform(r, 1e-4, 10) * (scale / Math.max(busyBase + busyPer * B, 1));
+  return {
+    arrivalRate: rho * capacity,
+    maxBatchSize: B,
+    serviceTime: {
+      ...(useTable ? { table: { values: table } } : { linear: { perItem, base: lB === 0 ? scale : base } }),
+      distribution,
+      ...(distribution === 'GAMMA' ? { cv: logUniform(r, 0.05, 2.5) } : {}),
+    },
+    power: {
+      idleWatts: 40 * r(),
+      ...(r() < 0.2
+        ? { busyTable: { values: Array.from({ length: B }, (_, i) => busyBase + busyPer * (i + 1) * (0.5 + r())) } }
+        : { busyLinear: { perItem: busyPer, base: busyBase } }),
+    },
+    objective: { latencyWeight, powerWeight: latencyWeight === 0 && powerWeight === 0 ? 1 : powerWeight },
+  };
+}
