@@ -27,7 +27,7 @@ describe('graceful shutdown (terminator pattern)', () => {
   it('lets a running solve finish within the grace time, then stops; later calls are refused', async () => {
     const h = await startHarness({ limits: { maxConcurrentSolves: 1 } });
     // Capped value iteration: progress at sweep 100, then it ends at sweep 200 with its result.
-    const scenario = { ...longScenario(), solver: { ...longScenario().solver, maxQueue: 200, maxIterations: 200 } };
+    const scenario = { ...longScenario(), solver: { ...longScenario().solver, maxIterations: 200 } };
     const call = startSolve(h, scenario);
     await call.running;
     await h.server.shutdown({ graceMs: 120_000 });

@@ -11,7 +11,7 @@ import { comparable, startHarness, type Harness } from './support/harness.js';
 describe('Solve and Evaluate over gRPC (real server on 127.0.0.1:0)', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({ limits: { maxConcurrentSolves: 2, maxBatchSize: 64, maxStates: 5000 } });
+    h = await startHarness({ limits: { maxConcurrentSolves: 2, maxBatchSize: 64, maxStates: 5000, maxMessageBytes: 64 * 1024 } });
   });
   afterAll(async () => h?.close());
 
@@ -96,6 +96,14 @@ describe('Solve and Evaluate over gRPC (real server on 127.0.0.1:0)', () => {
       field: 'scenario.arrivalRate',
       reason: expect.stringMatching(/maxStates = 5000/),
     });
+  });
+
+  it('refuses a request larger than maxMessageBytes (RESOURCE_EXHAUSTED) before decoding it', async () => {
+    const huge = { ...specScenario(100, 1e-4), maxBatchSize: 10_000, serviceTime: { table: { values: Array.from({ length: 10_000 }, (_, i) => 1e-3 + i * 1e-6) } } };
+    const e = await h.client().solve(huge).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(RemoteError);
+    expect((e as RemoteError).codeName).toBe('RESOURCE_EXHAUSTED');
+    expect(h.server.pool.stats().busy).toBe(0);
   });
 
   it('Evaluate equals the in-process evaluation, for a spec string and for a table', async () => {

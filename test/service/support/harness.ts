@@ -69,9 +69,13 @@ export function comparable(r: SolveResult): unknown {
   return { ...r, solver: { ...r.solver, seconds: 0 } };
 }
 
-/** A solve that runs for minutes (value iteration near capacity at the tightest tolerance) but reports progress at once. */
+/**
+ * A solve that runs for minutes but reports progress within a few hundred milliseconds: value
+ * iteration at 99.4 % load on a small fixed S (cheap sweeps) at the tightest tolerance, where
+ * the bounds close very slowly (relative gap still ≈ 0.2 after 10⁴ sweeps).
+ */
 export function longScenario(): ReturnType<typeof specScenario> {
-  return { ...specScenario(4900, 1e-4), solver: { method: 'VALUE_ITERATION', tolerance: 1e-13 } };
+  return { ...specScenario(4900, 1e-4), solver: { method: 'VALUE_ITERATION', tolerance: 1e-13, maxQueue: 150 } };
 }
 
 /** Reads one sample of a Prometheus text exposition: `name{labels} value`. */
