@@ -70,18 +70,22 @@ export async function computeFrontier(input: unknown, opts: FrontierOptions = {}
   }
   const walk = await walkTowardPower(ws, latencyEnd, bound, resolution, (v) => Math.log(v.figures.meanResponseTime / maxLatency));
   const points = await fillBetween(ws, [latencyEnd, ...walk.found], resolution, maxLatency);
-  const hull = lowerHull(points);
-  const breakpoints: number[] = [];
-  for (let i = 0; i + 1 < hull.length; i++) breakpoints.push(tieOf(hull[i], hull[i + 1]));
+  const full = lowerHull(points);
+  const allBreakpoints: number[] = [];
+  for (let i = 0; i + 1 < full.length; i++) allBreakpoints.push(tieOf(full[i], full[i + 1]));
+  // Splitting the pair that straddles maxLatency can find several vertices past it: keep the first.
+  const past = full.findIndex((v) => v.figures.meanResponseTime >= maxLatency);
+  const hull = past >= 0 ? full.slice(0, past + 1) : full;
+  const breakpoints = allBreakpoints.slice(0, hull.length - 1);
   const vertices = hull.map((v, i): FrontierVertex => ({
     policy: v.policy,
     figures: v.figures,
     solvedAt: v.weight,
-    weightHigh: i === 0 ? Infinity : breakpoints[i - 1],
+    weightHigh: i === 0 ? Infinity : allBreakpoints[i - 1],
     // The last vertex: optimal down to 0 when it reaches the least possible power (no
-    // policy has lower power, and among those it has the least latency); otherwise it is
-    // only known optimal down to the weight it was solved at.
-    weightLow: i < breakpoints.length ? breakpoints[i] : walk.powerEnd ? 0 : v.weight,
+    // policy has lower power, and among those it has the least latency); otherwise down to
+    // its breakpoint with the next vertex found, or the weight it was solved at.
+    weightLow: i < allBreakpoints.length ? allBreakpoints[i] : walk.powerEnd ? 0 : v.weight,
   }));
   return { vertices, breakpoints, powerBound: bound, complete: walk.powerEnd, maxLatency, resolution, solves: ws.solves };
 }
