@@ -2,6 +2,9 @@
  * The scenario: the JSON form users write (CLI files) and the gRPC service receives
  * (proto3 JSON mapping of `batchwise.v1.Scenario`). Field names follow the proto.
  */
+import type { MmppProcess } from './mmpp/process.js';
+import type { ArrivalProcessSpec } from './mmpp/spec.js';
+
 export type Distribution = 'DETERMINISTIC' | 'EXPONENTIAL' | 'GAMMA';
 export type Backend = 'AUTO' | 'CPU' | 'GPU';
 export type Method = 'AUTO' | 'POLICY_ITERATION' | 'VALUE_ITERATION';
@@ -52,6 +55,12 @@ export interface Scenario {
   power: PowerSpec;
   objective: ObjectiveSpec;
   solver?: SolverSpec;
+  /**
+   * Bursty arrivals (spec §7): an MMPP, a burst profile or a trace to fit. With it,
+   * arrivalRate may be 0 (or omitted) and then means the process's mean rate λ̄; any other
+   * value must equal λ̄.
+   */
+  arrivalProcess?: ArrivalProcessSpec;
 }
 
 /** The validated, numeric form the model is built from. Index b = 1..B; index 0 unused. */
@@ -70,6 +79,8 @@ export interface ModelParams {
   readonly cv: number;
   readonly latencyWeight: number;
   readonly powerWeight: number;
+  /** MMPP arrivals (spec §7); arrivalRate is then its mean rate λ̄. Absent = Poisson(arrivalRate). */
+  readonly arrivalProcess?: MmppProcess;
 }
 
 export interface SolverSettings {

@@ -1,5 +1,6 @@
 import { LimitError, ScenarioError } from './errors.js';
 import { LIMITS } from './limits.js';
+import { checkMmppCapacity, meanRateFor, validateArrivalProcess } from './mmpp/validate.js';
 import {
   DEFAULT_TOLERANCE,
   type Backend,
@@ -174,9 +175,13 @@ function validateSolver(root: Obj): SolverSettings {
  */
 export function validateScenario(input: unknown): ValidatedScenario {
   if (!isObj(input)) throw new ScenarioError('scenario', `must be a JSON object (got ${describe(input)})`);
-  rejectUnknown(input, '', ['arrivalRate', 'maxBatchSize', 'serviceTime', 'power', 'objective', 'solver']);
+  rejectUnknown(input, '', ['arrivalRate', 'maxBatchSize', 'serviceTime', 'power', 'objective', 'solver', 'arrivalProcess']);
 
-  const arrivalRate = requiredNumber(input, 'arrivalRate', 'arrivalRate', { above: 0, max: LIMITS.maxArrivalRate });
+  const hasProcess = input.arrivalProcess !== undefined && input.arrivalProcess !== null;
+  const arrivalProcess = hasProcess ? validateArrivalProcess(input.arrivalProcess).process : undefined;
+  const arrivalRate = arrivalProcess
+    ? meanRateFor(input.arrivalRate, arrivalProcess, LIMITS.maxArrivalRate)
+    : requiredNumber(input, 'arrivalRate', 'arrivalRate', { above: 0, max: LIMITS.maxArrivalRate });
   const B = requiredNumber(input, 'maxBatchSize', 'maxBatchSize', { min: 1, max: LIMITS.maxBatchSize, integer: true });
 
   const st = object(input, 'serviceTime', 'serviceTime', ['linear', 'table', 'distribution', 'cv']);
@@ -207,6 +212,7 @@ export function validateScenario(input: unknown): ValidatedScenario {
     throw new ScenarioError('objective', 'latencyWeight and powerWeight are both 0: at least one must be > 0');
   }
 
+  if (arrivalProcess) checkMmppCapacity(arrivalProcess, B, meanService[B]);
   const capacity = B / meanService[B];
   if (!(arrivalRate < capacity)) {
     throw new ScenarioError(
@@ -227,6 +233,7 @@ export function validateScenario(input: unknown): ValidatedScenario {
     cv,
     latencyWeight,
     powerWeight,
+    ...(arrivalProcess ? { arrivalProcess } : {}),
   };
   return { params, solver };
 }

@@ -1,6 +1,10 @@
 import type { Evaluation } from '../policy/evaluate.js';
 import type { PolicySummary } from '../policy/policy.js';
 import type { StopReason } from './types.js';
+import type { TraceFitReport } from '../fit/fitTrace.js';
+import type { ArrivalSource } from '../model/mmpp/process.js';
+import type { PhaseFigures } from '../policy/mmpp/evaluate.js';
+import type { PhasePolicySummary } from '../policy/mmpp/policy.js';
 
 /** Facts about how a result was obtained. */
 export interface SolverFacts {
@@ -39,11 +43,35 @@ export interface SolverFacts {
 export interface SolveResult extends Evaluation {
   readonly averageCostLower: number;
   readonly averageCostUpper: number;
-  readonly policy: PolicySummary;
+  /**
+   * Under MMPP arrivals (spec §7) the top-level fields describe the policy in the likeliest
+   * phase, and `phases` holds one control limit and action table per phase.
+   */
+  readonly policy: PolicySummary & { readonly phases?: PhasePolicySummary[] };
   readonly solver: SolverFacts;
+  /** MMPP arrivals only: the process solved for (fitted, for a trace). */
+  readonly arrivalProcess?: ArrivalProcessSummary;
+  /** MMPP arrivals only: the batches started in each phase. */
+  readonly phaseFigures?: PhaseFigures[];
+}
+
+/** The arrival process a result was solved or evaluated for. */
+export interface ArrivalProcessSummary {
+  readonly source: ArrivalSource;
+  readonly phases: number;
+  /** λ̄ = π·λ, requests/s. */
+  readonly meanRate: number;
+  readonly rates: number[];
+  /** Q, row-major. */
+  readonly generator: number[];
+  readonly stationary: number[];
+  /** For a trace: the fit's quality against it. */
+  readonly fit?: TraceFitReport;
 }
 
 /** What `evaluate` returns: the exact evaluation and the policy's compact form. */
 export interface EvaluationResult extends Evaluation {
-  readonly policy: PolicySummary;
+  readonly policy: PolicySummary & { readonly phases?: PhasePolicySummary[] };
+  readonly arrivalProcess?: ArrivalProcessSummary;
+  readonly phaseFigures?: PhaseFigures[];
 }

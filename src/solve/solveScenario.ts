@@ -8,6 +8,7 @@ import { greedyPolicy, summarizePolicy } from '../policy/policy.js';
 import { resolveSolver } from './backends.js';
 import type { SolveResult } from './result.js';
 import type { Solver, SolverOutput, SolverProgress } from './types.js';
+import { solveMmppScenario } from './mmppScenario.js';
 
 /** Spec §4: the states within B of the top must carry less than this under the solved policy. */
 export const TAIL_MASS_BOUND = 1e-9;
@@ -33,12 +34,14 @@ export interface ScenarioSolveOptions {
 export interface WarmStart {
   readonly values?: Float64Array;
   readonly policy?: Int32Array;
+  /** Arrival phases of the solve it came from (MMPP, spec §7; absent = 1, Poisson). Others are ignored. */
+  readonly phases?: number;
 }
 
 export interface ScenarioSolution {
   readonly result: SolveResult;
   /** Final relative values (h̃, length S+1) and policy, for warm-starting neighbours. */
-  readonly warmStart: { readonly values: Float64Array; readonly policy: Int32Array };
+  readonly warmStart: { readonly values: Float64Array; readonly policy: Int32Array; readonly phases?: number };
 }
 
 /**
@@ -54,6 +57,8 @@ export async function solveScenarioDetailed(input: unknown, opts: ScenarioSolveO
   const started = performance.now();
   const scenario = isValidated(input) ? input : validateScenario(input);
   const { params: p, solver: settings } = scenario;
+  // Markov-modulated arrivals (spec §7) solve the (queue, phase) model instead.
+  if (p.arrivalProcess) return solveMmppScenario(scenario, p.arrivalProcess, opts, started);
   const B = p.maxBatchSize;
   const pmfs = buildPmfTable(p);
   const fixedS = settings.maxQueue > 0;
@@ -63,7 +68,7 @@ export async function solveScenarioDetailed(input: unknown, opts: ScenarioSolveO
   let S = fixedS ? settings.maxQueue : Math.max(opts.initialMaxQueue ?? initialMaxQueue(p, pmfs, opts.signal), MIN_MAX_QUEUE);
   const tried: number[] = [];
   let totalIterations = 0;
-  let warm = opts.warmStart;
+  let warm = (opts.warmStart?.phases ?? 1) === 1 ? opts.warmStart : undefined;
   for (;;) {
     throwIfAborted(opts.signal);
     const model = compileGuarded(p, S, pmfs, fixedS);
@@ -101,7 +106,7 @@ export async function solveScenarioDetailed(input: unknown, opts: ScenarioSolveO
       return { result, warmStart: { values: out.values, policy: out.policy } };
     }
     warm = { values: out.values, policy: out.policy };
-    S = Math.ceil(S * 1.5) + B;
+    S = 2 * S + B;
   }
 }
 

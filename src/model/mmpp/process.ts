@@ -6,6 +6,8 @@
  * Plain data only (typed arrays and numbers) so that a validated scenario can cross a worker
  * boundary by structured clone.
  */
+import type { TraceFitReport } from '../../fit/fitTrace.js';
+
 export type ArrivalSource = 'mmpp' | 'burst' | 'trace';
 
 export interface MmppProcess {
@@ -21,6 +23,8 @@ export interface MmppProcess {
   readonly meanRate: number;
   /** How the user gave it. */
   readonly source: ArrivalSource;
+  /** For a trace: how the fitted process reproduces it. */
+  readonly fit?: TraceFitReport;
 }
 
 /**
@@ -90,7 +94,12 @@ export function unreachablePhase(generator: ArrayLike<number>, M: number): numbe
  * (non-negative, irreducible). The diagonal is recomputed as −Σ off-diagonals so that rows
  * sum to 0 exactly, whatever rounding the user's numbers carried.
  */
-export function makeMmpp(rates: ArrayLike<number>, generator: ArrayLike<number>, source: ArrivalSource): MmppProcess {
+export function makeMmpp(
+  rates: ArrayLike<number>,
+  generator: ArrayLike<number>,
+  source: ArrivalSource,
+  fit?: TraceFitReport,
+): MmppProcess {
   const M = rates.length;
   const q = Float64Array.from(generator);
   for (let i = 0; i < M; i++) {
@@ -103,7 +112,7 @@ export function makeMmpp(rates: ArrayLike<number>, generator: ArrayLike<number>,
   const lam = Float64Array.from(rates);
   let meanRate = 0;
   for (let j = 0; j < M; j++) meanRate += stationary[j] * lam[j];
-  return { phases: M, rates: lam, generator: q, stationary, meanRate, source };
+  return { phases: M, rates: lam, generator: q, stationary, meanRate, source, ...(fit ? { fit } : {}) };
 }
 
 /** The Poisson process of rate λ as a one-phase MMPP (spec §7: M = 1 reduces to §2). */

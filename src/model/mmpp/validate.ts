@@ -146,5 +146,39 @@ function trace(o: Obj, path: string): ValidatedArrivals {
   }
   if (!(times[times.length - 1] > times[0])) throw new ScenarioError(`${path}.timestamps`, 'must span a positive time');
   const fit = fitTwoPhaseMmpp(times);
-  return { process: makeMmpp(fit.rates, fit.generator, 'trace'), fit: fit.report };
+  return { process: makeMmpp(fit.rates, fit.generator, 'trace', fit.report), fit: fit.report };
+}
+
+/**
+ * arrivalRate beside an arrival process: omitted or 0 means "the process's mean rate"; any
+ * other value must equal λ̄ to 1e-6 relative (so a scenario cannot say two different loads).
+ * Returns λ̄, which becomes the scenario's arrivalRate for everything that reads it.
+ */
+export function meanRateFor(arrivalRate: unknown, proc: MmppProcess, maxRate: number): number {
+  const lambda = proc.meanRate;
+  if (!(lambda > 0 && lambda <= maxRate)) {
+    throw new ScenarioError('arrivalProcess', `has mean rate λ̄ = ${lambda} /s; it must be in (0, ${maxRate}]`);
+  }
+  if (arrivalRate === undefined || arrivalRate === null || arrivalRate === 0) return lambda;
+  if (typeof arrivalRate !== 'number' || !Number.isFinite(arrivalRate)) {
+    throw new ScenarioError('arrivalRate', `must be a number (got ${describe(arrivalRate)})`);
+  }
+  if (Math.abs(arrivalRate - lambda) > MMPP_LIMITS.meanRateTolerance * lambda) {
+    throw new ScenarioError(
+      'arrivalRate',
+      `is ${arrivalRate} /s but arrivalProcess has mean rate λ̄ = π·λ = ${lambda} /s: give 0 (or omit arrivalRate) to use λ̄, or make them agree`,
+    );
+  }
+  return lambda;
+}
+
+/** Stability under MMPP arrivals needs only the mean rate below capacity B/l(B) (spec §7). */
+export function checkMmppCapacity(proc: MmppProcess, B: number, lB: number): void {
+  const capacity = B / lB;
+  if (!(proc.meanRate < capacity)) {
+    throw new ScenarioError(
+      'arrivalProcess',
+      `has mean rate λ̄ = ${proc.meanRate} /s, not below the capacity maxBatchSize / l(B) = ${B} / ${lB} s = ${capacity} /s: no policy can keep the queue stable`,
+    );
+  }
 }

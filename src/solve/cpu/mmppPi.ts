@@ -13,6 +13,13 @@ import { DEFAULT_PI_MAX_ITERATIONS } from './pi.js';
  * that step — the same certificate as RVI. When rounding keeps the bounds from closing while
  * the policy no longer changes, it finishes with RVI from the last values.
  */
+/**
+ * Sweeps of the RVI finish at most: with thousands of levels (long bursts above capacity) the
+ * relative values carry rounding noise near 1e-7 of g, which no number of sweeps removes; the
+ * solve then ends with stopReason 'max-iterations' and the interval it reached.
+ */
+export const MMPP_FALLBACK_SWEEPS = 2000;
+
 export async function mmppPolicyIteration(model: CompiledMmppModel, opts: SolveOptions): Promise<SolverOutput> {
   const { S, B, M } = model;
   const n = (S + 1) * M;
@@ -53,7 +60,7 @@ export async function mmppPolicyIteration(model: CompiledMmppModel, opts: SolveO
     if (stable) {
       const rvi = await mmppRelativeValueIteration(model, {
         ...opts,
-        maxIterations: opts.maxIterations > 0 ? Math.max(1, opts.maxIterations - iteration) : 0,
+        maxIterations: opts.maxIterations > 0 ? Math.max(1, opts.maxIterations - iteration) : MMPP_FALLBACK_SWEEPS,
         warmStart: { values },
       });
       return { ...rvi, iterations: iteration + rvi.iterations, method: 'policy-iteration+value-iteration' };
