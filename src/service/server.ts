@@ -6,6 +6,7 @@ import { HealthImplementation, protoPath as healthProtoPath } from 'grpc-health-
 import { pino, type Logger } from 'pino';
 import { CpuBatchExecutor } from './batch/cpuExecutor.js';
 import { registeredBatchExecutors, type BatchExecutor } from './batch/executor.js';
+import { GpuBatchExecutor } from './batch/gpuExecutor.js';
 import { SolutionCache } from './cache/solutionCache.js';
 import { DEFAULT_LIMITS, DEFAULT_PROGRESS_INTERVAL_MS, type ServiceLimits } from './config.js';
 import type { ServiceDeps } from './handlers/deps.js';
@@ -39,7 +40,7 @@ export interface ServerOptions {
   readonly abortGraceMs?: number;
   /** Modules each worker thread imports first (e.g. to register a GPU provider there). */
   readonly workerSetupModules?: readonly string[];
-  /** Batch executors asked before the CPU pool (default: those registered with registerBatchExecutor). */
+  /** Batch executors asked before the CPU pool (default: those registered with registerBatchExecutor, then the WebGPU batch for backend GPU). */
   readonly batchExecutors?: () => readonly BatchExecutor[];
   /** Also export Node process metrics (default true). */
   readonly processMetrics?: boolean;
@@ -95,7 +96,7 @@ export class BatchwiseServer {
       cache,
       coordinator,
       cpuBatchExecutor: new CpuBatchExecutor(coordinator, () => pool.stats().size),
-      batchExecutors: opts.batchExecutors ?? registeredBatchExecutors,
+      batchExecutors: opts.batchExecutors ?? defaultExecutors(),
       progressIntervalMs: opts.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS,
     };
     const terminator = new Terminator();
@@ -157,6 +158,11 @@ export class BatchwiseServer {
     if (this.metricsServer) await new Promise<void>((r) => this.metricsServer!.close(() => r()));
     this.log.info({ runningAtStart: running, aborted: this.terminator.isTerminated, durationMs: Math.round(performance.now() - started) }, 'batchwise stopped');
   }
+}
+
+function defaultExecutors(): () => readonly BatchExecutor[] {
+  const gpu = new GpuBatchExecutor();
+  return () => [...registeredBatchExecutors(), gpu];
 }
 
 function serviceDefinition(pkg: protoLoader.PackageDefinition): grpc.ServiceDefinition {

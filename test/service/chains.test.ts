@@ -51,7 +51,7 @@ describe('orderForWarmStarts', () => {
   it('groups by B, then weights, then sorts by arrival rate', () => {
     const mk = (index: number, lambda: number, w: number, B: number): BatchTask => {
       const scenario = validateScenario({ ...specScenario(lambda, w), maxBatchSize: B });
-      return { index, scenario, key: canonicalKey(scenario) };
+      return { index, scenario, key: canonicalKey(scenario), input: undefined };
     };
     const tasks = [mk(0, 3000, 1e-3, 32), mk(1, 1000, 1e-4, 32), mk(2, 2000, 1e-3, 32), mk(3, 500, 1e-4, 16), mk(4, 2000, 1e-4, 32)];
     const order = orderForWarmStarts(tasks).map((t) => t.index);

@@ -9,6 +9,8 @@ export interface BatchTask {
   readonly scenario: ValidatedScenario;
   /** Canonical key (see cache/canonical.ts). */
   readonly key: string;
+  /** The same scenario in its JSON form, for executors whose API validates JSON themselves. */
+  readonly input: unknown;
 }
 
 export type BatchOutcome =

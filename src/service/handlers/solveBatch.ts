@@ -27,7 +27,7 @@ export function createSolveBatchHandler(deps: ServiceDeps): ServerStreamingHandl
       let task: BatchTask;
       try {
         const scenario = parseScenario(entry.scenario, deps.limits);
-        task = { index: entry.index, scenario, key: canonicalKey(scenario) };
+        task = { index: entry.index, scenario, key: canonicalKey(scenario), input: entry.scenario };
       } catch (e) {
         invalid++;
         yield errorEntry(entry, e);

@@ -1,0 +1,47 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ScenarioResult } from '../../src/service/messages.js';
+import { acquireGpu } from '../../src/solve/gpu/device.js';
+import { solveScenario } from '../../src/solve/solveScenario.js';
+import { specScenario } from '../helpers/scenarios.js';
+import { startHarness, type Harness } from './support/harness.js';
+
+/** Whether this process can open a WebGPU adapter (CI: Mesa's software rasteriser, BATCHWISE_GPU=required). */
+async function gpuAvailable(): Promise<boolean> {
+  try {
+    return (await acquireGpu()) !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+describe('SolveBatch routes backend GPU to the batched WebGPU executor', () => {
+  let h: Harness;
+  let gpu: boolean;
+  beforeAll(async () => {
+    gpu = await gpuAvailable();
+    h = await startHarness({ limits: { maxConcurrentSolves: 1 } });
+  });
+  afterAll(async () => h?.close());
+
+  it('GPU scenarios come back from the GPU with the CPU answer (or, without an adapter, as errors naming solver.backend); CPU ones from the pool', async () => {
+    const onGpu = [1000, 2500, 4000].map((l) => ({ ...specScenario(l, 1e-4), solver: { backend: 'GPU' as const } }));
+    const onCpu = { ...specScenario(1800, 1e-3), solver: { backend: 'CPU' as const } };
+    const results: ScenarioResult[] = [];
+    for await (const r of h.client().solveBatch({ list: { scenarios: [...onGpu, onCpu] } })) results.push(r);
+    const byIndex = new Map(results.map((r) => [r.index, r]));
+    expect(results).toHaveLength(4);
+    expect(byIndex.get(3)!.result!.solver.backend).toBe('cpu');
+    for (let i = 0; i < 3; i++) {
+      const r = byIndex.get(i)!;
+      if (!gpu) {
+        console.info('no WebGPU adapter here: checking the refusal path only');
+        expect(r.error).toMatchObject({ code: 'INVALID_ARGUMENT', field: 'solver.backend' });
+        continue;
+      }
+      const cpu = await solveScenario({ ...onGpu[i], solver: { backend: 'CPU' } });
+      expect(r.result!.solver.backend).toBe('webgpu');
+      expect(Math.abs(r.result!.averageCost - cpu.averageCost) / cpu.averageCost).toBeLessThan(1e-9);
+      expect(r.result!.policy.controlLimit).toBe(cpu.policy.controlLimit);
+    }
+  });
+});
