@@ -90,7 +90,13 @@ export async function solveScenarioDetailed(input: unknown, opts: ScenarioSolveO
     tried.push(S);
     totalIterations += out.iterations;
     const policy = { actions: out.policy, tailBatch: B };
-    const evaluation = evaluatePolicy(p, policy, { pmfs, signal: opts.signal, minStates: S + 1 });
+    let evaluation;
+    try {
+      evaluation = evaluatePolicy(p, policy, { pmfs, signal: opts.signal, minStates: S + 1 });
+    } catch (e) {
+      if (e instanceof LimitError) throw tooClose(e.reason);
+      throw e;
+    }
     let tailMass = 0;
     for (let s = Math.max(0, S - B + 1); s < evaluation.stationary.length; s++) tailMass += evaluation.stationary[s];
     const grow = !fixedS && tailMass >= TAIL_MASS_BOUND;
@@ -128,14 +134,27 @@ function compileGuarded(p: ModelParams, S: number, pmfs: PmfTable, fixedS: boole
   }
 }
 
+/** A valid scenario whose queue needs more room than the documented bounds allow. */
+function tooClose(detail: string): LimitError {
+  return new LimitError('arrivalRate', `is too close to capacity for the solver's bounds (${detail})`);
+}
+
 /** First S of the automatic search: where the greedy policy's queue has (almost) no mass left, plus room to wait. */
 function initialMaxQueue(p: ModelParams, pmfs: PmfTable, signal?: AbortSignal): number {
   const B = p.maxBatchSize;
-  const ev = evaluatePolicy(p, greedyPolicy(B), { pmfs, signal });
+  let ev;
+  try {
+    ev = evaluatePolicy(p, greedyPolicy(B), { pmfs, signal });
+  } catch (e) {
+    if (e instanceof LimitError) throw tooClose(e.reason);
+    throw e;
+  }
   let tail = 0;
   let q = ev.stationary.length - 1;
   while (q > 0 && tail + ev.stationary[q] < INITIAL_QUANTILE_MASS) tail += ev.stationary[q--];
-  return Math.max(q + 2 * B, 4 * B, 32);
+  // The optimal control limit rarely exceeds B, so q plus room for one more batch; the tail
+  // check grows S when this was not enough.
+  return Math.max(q + B + Math.max(16, B >> 2), 32);
 }
 
 /** Adapts values/policy solved at another S: cut, or extend quadratically / by serving min(s, B). */
