@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { RandomRouter, RoundRobin } from '../../src/fleet/routers.js';
+import { validateFleet } from '../../src/fleet/scenario.js';
+import { simulateFleet } from '../../src/fleet/simulate.js';
+import { validateScenario } from '../../src/model/validate.js';
+import { parsePolicySpec } from '../../src/policy/policy.js';
+import { evaluatePolicy } from '../../src/policy/evaluate.js';
+import { buildSimPolicy, parseSimPolicySpec } from '../../src/sim/policySpec.js';
+import { simulate } from '../../src/sim/simulate.js';
+import { singleClassFleet, V100 } from './helpers.js';
+
+describe('a fleet of one accelerator is the single-server simulator', () => {
+  for (const policy of ['greedy', 'control-limit:6', 'triton:delay=1ms,max=16', 'aimd:slo=4ms']) {
+    it(`same seed, same numbers (${policy})`, () => {
+      const params = validateScenario(V100).params;
+      const single = simulate(params, buildSimPolicy(parseSimPolicySpec(policy, 32), params), { requests: 100_000, seed: 7 });
+      const fleet = simulateFleet(validateFleet(singleClassFleet(V100, 1, V100.arrivalRate, policy)), new RoundRobin(1), { requests: 100_000, seed: 7 });
+      const c = fleet.classes[0];
+      expect(c.requests).toBe(single.requests);
+      expect(fleet.warmupRequests).toBe(single.warmupRequests);
+      expect(fleet.simulatedSeconds).toBe(single.simulatedSeconds);
+      expect(c.meanResponseTime).toBe(single.meanResponseTime);
+      expect(c.p99).toBe(single.percentiles.p99);
+      expect(c.meanResponseCi).toBeCloseTo(single.confidence.meanResponseTime ?? NaN, 12);
+      expect(fleet.meanPower).toBeCloseTo(single.meanPower, 9);
+      expect(fleet.averageCost).toBeCloseTo(single.averageCost, 9);
+      expect(c.meanHeadOfLineBlocking).toBe(0);
+    });
+  }
+});
+
+describe('N identical accelerators under a random router are N queues at λ/N', () => {
+  it('mean response time within the CI of the exact evaluation at λ/N', () => {
+    const N = 3;
+    const total = 5400;
+    const fleet = validateFleet(singleClassFleet(V100, N, total, 'control-limit:5'));
+    const r = simulateFleet(fleet, new RandomRouter(N, 11), { requests: 400_000, seed: 3 });
+    const exact = evaluatePolicy(validateScenario({ ...V100, arrivalRate: total / N }).params, parsePolicySpec('control-limit:5', 32));
+    const c = r.classes[0];
+    expect(Math.abs(c.meanResponseTime - exact.meanResponseTime)).toBeLessThan(c.meanResponseCi ?? 0);
+    expect(Math.abs(r.meanPower - N * exact.meanPower)).toBeLessThan(r.meanPowerCi ?? 0);
+    for (const a of r.accelerators) expect(a.throughput).toBeGreaterThan((0.97 * total) / N);
+  });
+});
