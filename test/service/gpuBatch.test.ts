@@ -14,7 +14,7 @@ async function gpuAvailable(): Promise<boolean> {
   }
 }
 
-describe('SolveBatch routes backend GPU to the batched WebGPU executor', () => {
+describe('backend GPU: Solve and SolveBatch run on the device in the server’s main thread', () => {
   let h: Harness;
   let gpu: boolean;
   beforeAll(async () => {
@@ -43,5 +43,22 @@ describe('SolveBatch routes backend GPU to the batched WebGPU executor', () => {
       expect(Math.abs(r.result!.averageCost - cpu.averageCost) / cpu.averageCost).toBeLessThan(1e-9);
       expect(r.result!.policy.controlLimit).toBe(cpu.policy.controlLimit);
     }
+  });
+
+  it('a single Solve with backend GPU runs on the GPU with the CPU answer (or is refused naming solver.backend)', async () => {
+    const s = { ...specScenario(3000, 1e-3), solver: { backend: 'GPU' as const } };
+    const out = await h
+      .client()
+      .solve(s)
+      .then((r) => ({ r }), (e: unknown) => ({ e }));
+    if (!gpu) {
+      expect(out).toMatchObject({ e: { field: 'scenario.solver.backend' } });
+      return;
+    }
+    const cpu = await solveScenario({ ...s, solver: { backend: 'CPU' } });
+    const r = (out as { r: { result: typeof cpu } }).r.result;
+    expect(r.solver.backend).toBe('webgpu');
+    expect(Math.abs(r.averageCost - cpu.averageCost) / cpu.averageCost).toBeLessThan(1e-9);
+    expect(r.policy.controlLimit).toBe(cpu.policy.controlLimit);
   });
 });

@@ -6,6 +6,8 @@ import { canonicalKey } from '../cache/canonical.js';
 import type { SolutionCache } from '../cache/solutionCache.js';
 import type { WorkerPool } from '../pool/workerPool.js';
 import { AbortError } from '../../model/errors.js';
+import { JOBS } from '../pool/jobs.js';
+import { SerialLane } from './serialLane.js';
 
 export interface SolveOutcome {
   readonly result: SolveResult;
@@ -51,6 +53,8 @@ interface Flight {
  */
 export class SolveCoordinator {
   private readonly flights = new Map<string, Flight>();
+  /** Single solves with backend GPU, one at a time: the device belongs to the main thread. */
+  private readonly gpuLane = new SerialLane();
 
   constructor(
     private readonly pool: WorkerPool,
@@ -80,12 +84,14 @@ export class SolveCoordinator {
     const controller = new AbortController();
     const warm = opts.warmStart === 'none' ? undefined : (opts.warmStart ?? this.cache.nearest(scenario));
     const listeners = new Set<(p: SolverProgress) => void>();
-    const promise = this.pool
-      .submit(
-        'solve',
-        { scenario, warmStart: warm, progressIntervalMs: opts.progressIntervalMs ?? 0, maxStates: this.maxStates },
-        { signal: controller.signal, bounded: opts.bounded, onProgress: (p) => listeners.forEach((l) => l(p)) },
-      )
+    const job = { scenario, warmStart: warm, progressIntervalMs: opts.progressIntervalMs ?? 0, maxStates: this.maxStates };
+    const onProgress = (p: SolverProgress): void => listeners.forEach((l) => l(p));
+    // Backend GPU runs where the device is, in this thread; everything else on the worker pool.
+    const run =
+      scenario.solver.backend === 'GPU'
+        ? this.gpuLane.run(() => JOBS.solve(job, { signal: controller.signal, progress: onProgress }).then((o) => o.result), controller.signal)
+        : this.pool.submit('solve', job, { signal: controller.signal, bounded: opts.bounded, onProgress });
+    const promise = run
       .then((out) => {
         this.cache.store(scenario, out.result, out.warmStart, key);
         this.events.onSolved(out.result, warm !== undefined);
