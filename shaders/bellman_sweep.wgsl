@@ -21,13 +21,16 @@
 // valued by the quadratic tail extrapolation of spec §4 through the precomputed triple of
 // coefficients on h(S), h(S−1), h(S−2).
 // With greedy = 0 the kernel is an evaluation sweep of modified policy iteration instead: it
-// applies only the stored action policy[s] (B times cheaper) and leaves the policy alone,
-// except in rows that pass S far (see below); the Odoni bounds are only read after greedy sweeps. The header (structs, uniforms, bindings, entry point)
+// applies only the stored action policy[s] (B times cheaper) and leaves the policy alone;
+// the Odoni bounds are only read after greedy sweeps.
+// Serve rows that pass S far are not stochastic (the extrapolation has coefficients of both
+// signs, some large) and make value iteration diverge, so this f32 stage leaves serve-b out
+// from unstable_first on, except serve-B where no serve action is left (s ≥
+// all_unstable_from); see pack.ts. The f64 polish on the CPU considers every action again. The header (structs, uniforms, bindings, entry point)
 // is generated from the kernel descriptor in src/solve/gpu/kernels.ts.
 
 // Value of serving b in state s (offset of the sum by −h(s), see below).
-fn serve_value(info: ScenarioInfo, s: u32, b: u32, hold: f32, hs: f32, d0: f32, d1: f32, d2: f32) -> f32 {
-  let a = actions[info.action_offset + b - 1u];
+fn serve_value(info: ScenarioInfo, a: ActionInfo, s: u32, b: u32, hold: f32, hs: f32, d0: f32, d1: f32, d2: f32) -> f32 {
   let base = info.state_offset;
   let j0 = i32(s) - i32(b) + a.pmf_offset;
   let n_in = min(i32(info.last) - j0 + 1, a.pmf_length);
@@ -42,6 +45,11 @@ fn serve_value(info: ScenarioInfo, s: u32, b: u32, hold: f32, hs: f32, d0: f32, 
     acc += coef[r] * d0 + coef[r + 1u] * d1 + coef[r + 2u] * d2;
   }
   return hold + a.cost + a.rate * acc;
+}
+
+// Whether serving b in s is in the f32 stage's action set (pack.ts: stageUsable).
+fn usable(info: ScenarioInfo, a: ActionInfo, s: u32, b: u32) -> bool {
+  return i32(s) < a.unstable_first || (s >= info.all_unstable_from && b == info.max_batch);
 }
 
 fn run(wg: u32, lid: u32) {
@@ -65,18 +73,18 @@ fn run(wg: u32, lid: u32) {
   let evaluating = u.greedy == 0u;
   if (evaluating) {
     let fixed = policy[idx];
-    if (fixed == 0u) {
+    if (fixed == 0u && s < top) {
       gap[idx] = hold + info.wait_cost + info.wait_rate * (h[idx + 1u] - hs);
       return;
     }
-    if (i32(s) < actions[info.action_offset + fixed - 1u].unstable_first) {
-      gap[idx] = serve_value(info, s, fixed, hold, hs, d0, d1, d2);
-      return;
+    if (fixed > 0u && fixed <= min(s, info.max_batch)) {
+      let a = actions[info.action_offset + fixed - 1u];
+      if (usable(info, a, s, fixed)) {
+        gap[idx] = serve_value(info, a, s, fixed, hold, hs, d0, d1, d2);
+        return;
+      }
     }
-    // A row that passes S far is not stochastic (the tail extrapolation has coefficients of
-    // both signs, some large); iterated under a fixed, possibly poor action it can grow without
-    // bound. Such rows (from unstable_first on, see pack.ts) take the Bellman minimum in every
-    // sweep instead, which stays stable.
+    // A stored action outside the action set (from a warm start): take the minimum instead.
   }
   var best = 3.0e38;
   var arg = 0u;
@@ -85,7 +93,11 @@ fn run(wg: u32, lid: u32) {
   }
   let bmax = min(s, info.max_batch);
   for (var b = 1u; b <= bmax; b++) {
-    let v = serve_value(info, s, b, hold, hs, d0, d1, d2);
+    let a = actions[info.action_offset + b - 1u];
+    if (!usable(info, a, s, b)) {
+      continue;
+    }
+    let v = serve_value(info, a, s, b, hold, hs, d0, d1, d2);
     if (v < best) {
       best = v;
       arg = b;

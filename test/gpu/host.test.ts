@@ -5,7 +5,7 @@ import { bellmanStep } from '../../src/policy/greedy.js';
 import { gpuMightPayOff, gpuPaysOff, sweepWork } from '../../src/solve/gpu/autoRule.js';
 import { BatchCollector } from '../../src/solve/gpu/collector.js';
 import { DEFAULT_FLAGS, readFlags } from '../../src/solve/gpu/flags.js';
-import { EVAL_ROW_EXCESS, packBatch, splitForLimits, unstableFirst, type PackedBatch } from '../../src/solve/gpu/pack.js';
+import { ROW_EXCESS, packBatch, splitForLimits, stageUsable, unstableFirst, type PackedBatch } from '../../src/solve/gpu/pack.js';
 import type { GpuRviJob } from '../../src/solve/gpu/rvi.js';
 import { StopTracker } from '../../src/solve/gpu/stopRule.js';
 import { rng } from '../helpers/random.js';
@@ -16,8 +16,9 @@ function model(raw: object, S: number): CompiledModel {
 }
 
 /**
- * The greedy sweep written over the packed arrays exactly as bellman_sweep.wgsl indexes them
- * (in f64): if the packing put any offset in the wrong place, this disagrees with bellmanStep.
+ * The greedy sweep written over the packed arrays as bellman_sweep.wgsl indexes them (in
+ * f64, over every action): if the packing put any offset in the wrong place, this disagrees
+ * with bellmanStep.
  */
 function sweepPacked(p: PackedBatch, sc: number, h: Float64Array): { gap: Float64Array; policy: Int32Array } {
   const S = p.scenarios.get(sc, 'last');
@@ -71,7 +72,7 @@ describe('packing a batch of different S and B', () => {
     expect(packed.policy[5]).toBe(5);
   });
 
-  it('gives the f64 Bellman step when swept as the shader sweeps it', () => {
+  it('gives the f64 Bellman step when swept as the shader indexes it', () => {
     const r = rng(7);
     models.forEach((m, sc) => {
       const h = new Float64Array(m.S + 1);
@@ -99,7 +100,22 @@ describe('packing a batch of different S and B', () => {
     expect(packBatch([m], [{ policy: bad }]).policy[2]).toBe(2);
   });
 
-  it('marks the tail rows too far from stochastic for fixed-action sweeps', () => {
+  it('leaves far-overflowing serve rows out of the f32 stage, keeping serve-B where nothing else is left', () => {
+    const m = models[0];
+    const unstable = Int32Array.from({ length: m.B + 1 }, (_, b) => (b === 0 ? 0 : unstableFirst(m, b)));
+    const from = Math.max(...unstable);
+    expect(packed.scenarios.get(0, 'all_unstable_from')).toBe(from);
+    for (let b = 1; b <= m.B; b++) expect(packed.actions.get(b - 1, 'unstable_first')).toBe(unstable[b]);
+    expect(from).toBeLessThanOrEqual(m.S); // at S every serve row passes S far in this case
+    for (let s = 0; s <= m.S; s++) {
+      const any = Array.from({ length: Math.min(s, m.B) }, (_, i) => stageUsable(unstable, from, m.B, s, i + 1)).some(Boolean);
+      expect(any || (s === 0)).toBe(true); // a serve action is always left (s = 0 can only wait)
+    }
+    expect(stageUsable(unstable, from, m.B, m.S, m.B)).toBe(true);
+    expect(stageUsable(unstable, from, m.B, m.S, 1)).toBe(false);
+  });
+
+  it('finds where each serve row becomes too far from stochastic for value iteration', () => {
     const m = models[0];
     for (let b = 1; b <= m.B; b++) {
       const first = unstableFirst(m, b);
@@ -108,8 +124,8 @@ describe('packing a batch of different S and B', () => {
         const r = 3 * (m.tailStart[b] + s - m.tailFirstState[b]);
         return (2 * m.tau / m.sojourn[b]) * [0, 1, 2].reduce((acc, i) => acc + Math.max(0, -m.tailCoef[r + i]), 0);
       };
-      if (first <= m.S) expect(excess(first)).toBeGreaterThan(EVAL_ROW_EXCESS);
-      if (first - 1 >= m.tailFirstState[b]) expect(excess(first - 1)).toBeLessThanOrEqual(EVAL_ROW_EXCESS);
+      if (first <= m.S) expect(excess(first)).toBeGreaterThan(ROW_EXCESS);
+      if (first - 1 >= m.tailFirstState[b]) expect(excess(first - 1)).toBeLessThanOrEqual(ROW_EXCESS);
     }
     expect(unstableFirst(m, 1)).toBeLessThanOrEqual(m.S); // serving 1 at S overflows by ~8: far from stochastic
   });

@@ -42,7 +42,8 @@ export type GpuBatchItem =
  * must grow re-enters the next round. Each result is certified in f64 on the CPU exactly as a
  * single GPU solve is, so a batch gives the same answers as solving one by one. Yields one
  * item per input, in completion order; invalid scenarios yield an error item and the batch
- * goes on. Scenarios that ask for backend CPU are solved on the CPU. Throws
+ * goes on. Scenarios that ask for backend CPU are solved on the CPU, and so are MMPP
+ * scenarios (spec §7, not on the GPU yet). Throws
  * BackendUnavailableError up front when backend GPU is asked for and there is no adapter.
  */
 export async function* solveScenariosOnGpu(scenarios: readonly unknown[], opts: GpuBatchOptions = {}): AsyncGenerator<GpuBatchItem, void, undefined> {
@@ -87,7 +88,10 @@ export async function* solveScenariosOnGpu(scenarios: readonly unknown[], opts: 
     } catch (e) {
       return { item: { index, error: asError(e) }, joined: false };
     }
-    const joined = scenario.solver.backend !== 'CPU';
+    // Markov-modulated arrivals (spec §7) are solved by their own (CPU) path and never reach
+    // this solver: they must not hold up the rounds.
+    const mmpp = (scenario.params as { readonly arrivalProcess?: unknown }).arrivalProcess !== undefined;
+    const joined = scenario.solver.backend !== 'CPU' && !mmpp;
     if (joined) collector.join();
     try {
       const out = await solveScenarioDetailed(scenario, { signal, solver: joined ? solver : undefined, warmStart: opts.warmStart?.(index, scenario) });

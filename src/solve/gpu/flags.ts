@@ -24,8 +24,15 @@ export interface GpuFlags {
   readonly BATCHWISE_GPU_STALL_CHECKS: number;
   /** Checks with an unchanged greedy policy after which the GPU stage hands over to the polish. */
   readonly BATCHWISE_GPU_STABLE_CHECKS: number;
+  /**
+   * Largest excess row mass (rate × Σ|coefficients| − 1) of a tail row the f32 stage keeps
+   * extrapolated; rows past it get their overflow lumped into S (see pack.ts).
+   */
+  readonly BATCHWISE_GPU_MAX_ROW_EXCESS: number;
   /** Cap on the GPU sweeps (Bellman and evaluation) of one solve. */
   readonly BATCHWISE_GPU_MAX_SWEEPS: number;
+  /** Debug: fold dispatches into 2-D past this many workgroups per dimension (0 = the device limit). */
+  readonly BATCHWISE_GPU_MAX_WORKGROUPS_PER_DIMENSION: number;
   /** Print the final WGSL of kernels whose shader key contains this text ('' = none, '*' = all). */
   readonly BATCHWISE_GPU_PRINT_SHADER: string;
   /**
@@ -44,7 +51,9 @@ export const DEFAULT_FLAGS: GpuFlags = {
   BATCHWISE_GPU_F32_TOLERANCE: 1e-6,
   BATCHWISE_GPU_STALL_CHECKS: 8,
   BATCHWISE_GPU_STABLE_CHECKS: 4,
+  BATCHWISE_GPU_MAX_ROW_EXCESS: 1e-3,
   BATCHWISE_GPU_MAX_SWEEPS: 200_000,
+  BATCHWISE_GPU_MAX_WORKGROUPS_PER_DIMENSION: 0,
   BATCHWISE_GPU_PRINT_SHADER: '',
   BATCHWISE_GPU_AUTO_MIN_WORK_HARDWARE: 2e9,
   BATCHWISE_GPU_AUTO_MIN_WORK_SOFTWARE: Number.POSITIVE_INFINITY,
@@ -67,7 +76,8 @@ export function readFlags(env: Env = process.env): GpuFlags {
       out[key] = v;
     } else if (typeof def === 'number') {
       const v = raw === 'Infinity' ? Number.POSITIVE_INFINITY : Number(raw);
-      if (!(v >= 0) || (v === 0 && key !== 'BATCHWISE_GPU_EVAL_SWEEPS')) throw new Error(`${key} must be a positive number (got ${JSON.stringify(raw)})`);
+      const zeroOk = key === 'BATCHWISE_GPU_EVAL_SWEEPS' || key === 'BATCHWISE_GPU_MAX_WORKGROUPS_PER_DIMENSION';
+      if (!(v >= 0) || (v === 0 && !zeroOk)) throw new Error(`${key} must be a ${zeroOk ? 'non-negative' : 'positive'} number (got ${JSON.stringify(raw)})`);
       out[key] = v;
     } else {
       out[key] = raw;

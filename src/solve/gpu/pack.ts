@@ -1,4 +1,5 @@
 import type { CompiledModel } from '../../model/compile.js';
+import { DEFAULT_FLAGS } from './flags.js';
 import { ACTION_INFO, SCENARIO_INFO, StructArray } from './structs.js';
 
 /**
@@ -21,25 +22,35 @@ export interface PackedBatch {
 }
 
 /**
- * Bound on the excess absolute row mass (rate × Σ|coefficients| − 1) of a tail row that an
- * evaluation sweep may iterate under a fixed action. Tail rows carry the quadratic
- * extrapolation of spec §4, with coefficients of both signs that grow with the overflow; a
- * row far from stochastic, iterated under a fixed poor action, grows without bound (seen on
- * the spec's λ = 4000 case). Rows whose overflow mass is negligible are as safe as any.
+ * Default bound on the excess absolute row mass (rate × Σ|coefficients| − 1) of a serve row
+ * the f32 stage uses. Rows that pass S carry the quadratic extrapolation of spec §4, with
+ * coefficients of both signs that grow with the overflow, and rows far from stochastic make
+ * value iteration diverge (textbook f64 RVI too: e.g. rate·|c| ≈ 22 when serving 1 at S
+ * with a long geometric pmf). The f32 stage leaves such (s, b) out; where no serve action is
+ * left (s ≥ all_unstable_from) it keeps serving B, usually the least far from stochastic
+ * there. Those actions are the worst ones anyway (their overflow is valued by a steep
+ * quadratic), and the f64 polish considers every action again. Lumping the overflow into S
+ * instead would be stable but wrong: it makes "wait until S" look cheap (spec §4), and the
+ * f32 stage then converges to that degenerate policy on the spec's λ = 4000 case.
  */
-export const EVAL_ROW_EXCESS = 1e-3;
+export const ROW_EXCESS = DEFAULT_FLAGS.BATCHWISE_GPU_MAX_ROW_EXCESS;
 
-/** First state s whose serve-b row exceeds EVAL_ROW_EXCESS (S + 1 when none). */
-export function unstableFirst(m: CompiledModel, b: number): number {
+/** First state s whose serve-b row exceeds maxExcess (S + 1 when none); the excess grows with s. */
+export function unstableFirst(m: CompiledModel, b: number, maxExcess = ROW_EXCESS): number {
   const rate = m.tau / m.sojourn[b];
   for (let s = m.tailFirstState[b]; s <= m.S; s++) {
     const r = 3 * (m.tailStart[b] + s - m.tailFirstState[b]);
     let negative = 0;
     for (let i = 0; i < 3; i++) negative += Math.max(0, -m.tailCoef[r + i]);
     // Row mass is 1, so Σ|c| − 1 = 2 × the negative part.
-    if (rate * 2 * negative > EVAL_ROW_EXCESS) return s;
+    if (rate * 2 * negative > maxExcess) return s;
   }
   return m.S + 1;
+}
+
+/** Whether the f32 stage may serve b in s (the rule bellman_sweep.wgsl applies). */
+export function stageUsable(unstable: Int32Array, allUnstableFrom: number, B: number, s: number, b: number): boolean {
+  return s < unstable[b] || (s >= allUnstableFrom && b === B);
 }
 
 /** Bytes of device memory a model takes in a batch (used to split big batches). */
@@ -53,7 +64,7 @@ export interface WarmValues {
   readonly policy?: Int32Array;
 }
 
-export function packBatch(models: readonly CompiledModel[], warm: readonly (WarmValues | undefined)[] = []): PackedBatch {
+export function packBatch(models: readonly CompiledModel[], warm: readonly (WarmValues | undefined)[] = [], maxExcess = ROW_EXCESS): PackedBatch {
   const n = models.length;
   let totalStates = 0;
   let totalActions = 0;
@@ -89,7 +100,11 @@ export function packBatch(models: readonly CompiledModel[], warm: readonly (Warm
     const tailBase = co;
     coef.set(m.tailCoef, co);
     co += m.tailCoef.length;
+    let allUnstableFrom = 0;
     for (let b = 1; b <= m.B; b++, ac++) {
+      const unstable = unstableFirst(m, b, maxExcess);
+      allUnstableFrom = Math.max(allUnstableFrom, unstable);
+      actions.set(ac, 'unstable_first', unstable);
       actions.set(ac, 'cost', m.kappa[b]);
       actions.set(ac, 'rate', m.tau / m.sojourn[b]);
       actions.set(ac, 'pmf_offset', m.pmfOffset[b]);
@@ -97,8 +112,8 @@ export function packBatch(models: readonly CompiledModel[], warm: readonly (Warm
       actions.set(ac, 'pmf_length', m.pmfLength[b]);
       actions.set(ac, 'tail_first', m.tailFirstState[b]);
       actions.set(ac, 'tail_start', tailBase + 3 * m.tailStart[b]);
-      actions.set(ac, 'unstable_first', unstableFirst(m, b));
     }
+    scenarios.set(i, 'all_unstable_from', allUnstableFrom);
     stateScenario.fill(i, st, st + m.S + 1);
     const w = warm[i]?.values;
     if (w && w.length === m.S + 1) {

@@ -110,7 +110,9 @@ export class GpuRunner {
       entries.push({ binding: i + 1, resource: { buffer } });
     });
     const bindGroup = this.device.createBindGroup({ label: k.shaderKey, layout: pipeline.getBindGroupLayout(0), entries });
-    const maxDim = this.device.limits.maxComputeWorkgroupsPerDimension;
+    const deviceMax = this.device.limits.maxComputeWorkgroupsPerDimension;
+    const debugMax = this.flags.BATCHWISE_GPU_MAX_WORKGROUPS_PER_DIMENSION;
+    const maxDim = debugMax > 0 ? Math.min(debugMax, deviceMax) : deviceMax;
     const dispatch = 'threads' in size ? dispatchFor(size.threads, k.workgroupSize, maxDim) : foldDispatch(size.workgroups, maxDim);
     return { kernel: k, pipeline, bindGroup, dispatch, uniform };
   }

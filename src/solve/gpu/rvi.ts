@@ -64,6 +64,7 @@ async function runGroup(ctx: GpuContext, jobs: readonly GpuRviJob[], opts: Batch
   const packed = packBatch(
     jobs.map((j) => j.model),
     jobs.map((j) => j.warm),
+    flags.BATCHWISE_GPU_MAX_ROW_EXCESS,
   );
   const n = jobs.length;
   const total = packed.totalStates;

@@ -28,7 +28,8 @@ export class StopTracker {
     this.lower = lower;
     this.upper = upper;
     this.sweeps = sweeps;
-    if (!Number.isFinite(lower) || !Number.isFinite(upper)) return this.finish('diverged');
+    // The sweep's "no action yet" value is 3e38: bounds that large mean every action overflowed.
+    if (!(Math.abs(lower) < 1e37) || !(Math.abs(upper) < 1e37)) return this.finish('diverged');
     const gap = (upper - lower) / Math.max(Math.abs(lower), Number.MIN_VALUE);
     if (gap <= Math.max(this.tolerance, this.flags.BATCHWISE_GPU_F32_TOLERANCE)) return this.finish('converged');
     if (gap < 0.99 * this.best) {

@@ -22,6 +22,7 @@ export const SCENARIO_INFO: StructDecl = {
     { name: 'cost_slope', type: 'f32' }, // c̃ grows by this per queued request
     { name: 'wait_rate', type: 'f32' }, // τ·λ = τ / y(wait)
     { name: 'wait_cost', type: 'f32' }, // kappa[0]
+    { name: 'all_unstable_from', type: 'u32' }, // from this s on only serve-B is left (see pack.ts)
   ],
 };
 
@@ -36,7 +37,7 @@ export const ACTION_INFO: StructDecl = {
     { name: 'pmf_length', type: 'i32' },
     { name: 'tail_first', type: 'i32' }, // first s whose transition passes S
     { name: 'tail_start', type: 'u32' }, // where that state's tail triple starts in `coef`
-    { name: 'unstable_first', type: 'i32' }, // first s whose tail row is too far from stochastic to iterate under a fixed action
+    { name: 'unstable_first', type: 'i32' }, // from this s on the f32 stage leaves serve-b out (see pack.ts)
   ],
 };
 

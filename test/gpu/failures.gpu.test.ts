@@ -1,0 +1,103 @@
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { AbortError } from '../../src/model/errors.js';
+import { BackendUnavailableError, registerGpuProvider } from '../../src/solve/backends.js';
+import { cpuPolicyIteration } from '../../src/solve/cpu/pi.js';
+import { solveScenariosOnGpu, type GpuBatchItem } from '../../src/solve/gpu/batch.js';
+import { releaseGpu } from '../../src/solve/gpu/device.js';
+import { gpuLogger, setGpuLogger } from '../../src/solve/gpu/log.js';
+import { createGpuProvider } from '../../src/solve/gpu/provider.js';
+import type { GpuRunHooks } from '../../src/solve/gpu/rvi.js';
+import { solveScenario } from '../../src/solve/solveScenario.js';
+import { SPEC_CASES, specCaseScenario } from '../helpers/specTable.js';
+import { gpuForTests } from './gpuEnv.js';
+import { expectSameAsCpu } from './solveCompare.js';
+
+const gpu = await gpuForTests();
+const defaultLogger = gpuLogger();
+afterAll(releaseGpu);
+afterEach(() => {
+  registerGpuProvider(undefined);
+  setGpuLogger(defaultLogger);
+});
+
+/** A pino logger into memory: tests assert on the parsed lines. */
+function captureLogs(): Array<{ level: number; msg: string; err?: { message: string } }> {
+  const lines: Array<{ level: number; msg: string }> = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const l of chunk.toString().split('\n')) if (l) lines.push(JSON.parse(l) as { level: number; msg: string });
+      done();
+    },
+  });
+  setGpuLogger(pino({ level: 'debug' }, sink));
+  return lines;
+}
+
+/** Destroys the device after the first chunk of sweeps has been submitted. */
+function destroyAfterFirstSubmit(): GpuRunHooks & { fired: number } {
+  const h = {
+    fired: 0,
+    afterSubmit(info: { device: GPUDevice }) {
+      if (h.fired++ === 0) info.device.destroy();
+    },
+  };
+  return h;
+}
+
+const CASE = specCaseScenario(SPEC_CASES[3]); // λ = 4000, w_pow = 1e-3: the slowest to converge in f32
+
+describe(`GPU failures never fail a request${gpu.skip}`, () => {
+  it.skipIf(!gpu.ctx)('a device lost mid-solve: the solve finishes on the CPU with the right answer, and the next one gets a new device', async () => {
+    const logs = captureLogs();
+    const hooks = destroyAfterFirstSubmit();
+    registerGpuProvider(createGpuProvider(cpuPolicyIteration, { hooks }));
+    const cpu = await solveScenario(CASE, { backend: 'CPU' });
+    const r = await solveScenario(CASE, { backend: 'GPU' });
+    expect(hooks.fired).toBeGreaterThanOrEqual(1);
+    expectSameAsCpu(r, cpu, false);
+    expect(r.solver.backend).toBe('cpu');
+    expect(Math.abs(r.averageCost - SPEC_CASES[3].g) / SPEC_CASES[3].g).toBeLessThan(1e-9);
+    const warned = logs.find((l) => l.msg === 'GPU stage failed; finishing the solve on the CPU');
+    expect(warned?.level).toBe(40);
+    expect(warned?.err?.message).toMatch(/device lost|destroyed|lost/i);
+    // The manager noticed the loss: the next GPU solve runs on a fresh device.
+    registerGpuProvider(createGpuProvider(cpuPolicyIteration));
+    const again = await solveScenario(CASE, { backend: 'GPU' });
+    expectSameAsCpu(again, cpu);
+  });
+
+  it.skipIf(!gpu.ctx)('a device lost mid-batch: every scenario of the round finishes on the CPU', async () => {
+    const logs = captureLogs();
+    const scenarios = SPEC_CASES.slice(0, 4).map(specCaseScenario);
+    const items: GpuBatchItem[] = [];
+    for await (const item of solveScenariosOnGpu(scenarios, { hooks: destroyAfterFirstSubmit() })) items.push(item);
+    expect(items.length).toBe(4);
+    for (const item of items) {
+      if (!('result' in item)) throw item.error;
+      expect(item.result.solver.backend).toBe('cpu');
+      expect(Math.abs(item.result.averageCost - SPEC_CASES[item.index].g) / SPEC_CASES[item.index].g).toBeLessThan(1e-9);
+    }
+    expect(logs.filter((l) => l.msg === 'GPU batch failed; finishing its scenarios on the CPU').length).toBe(1);
+  });
+
+  it.skipIf(!gpu.ctx)('a cancelled solve stops between GPU submits with AbortError (cancellation is not a GPU failure)', async () => {
+    const ac = new AbortController();
+    registerGpuProvider(createGpuProvider(cpuPolicyIteration, { hooks: { afterSubmit: () => ac.abort() } }));
+    await expect(solveScenario(CASE, { backend: 'GPU', signal: ac.signal })).rejects.toBeInstanceOf(AbortError);
+  });
+
+  it('BATCHWISE_GPU=off refuses backend GPU with the reason, and AUTO uses the CPU', async () => {
+    const saved = process.env.BATCHWISE_GPU;
+    process.env.BATCHWISE_GPU = 'off';
+    try {
+      await expect(solveScenario(CASE, { backend: 'GPU' })).rejects.toThrow(BackendUnavailableError);
+      await expect(solveScenario(CASE, { backend: 'GPU' })).rejects.toThrow('BATCHWISE_GPU=off');
+      expect((await solveScenario(CASE, { backend: 'AUTO' })).solver.backend).toBe('cpu');
+    } finally {
+      if (saved === undefined) delete process.env.BATCHWISE_GPU;
+      else process.env.BATCHWISE_GPU = saved;
+    }
+  });
+});
