@@ -1,5 +1,13 @@
 import { Rng, STREAM_ARRIVALS } from './rng.js';
 
+/**
+ * What the engine reads arrivals from: successive arrival times, Infinity when there are no
+ * more. ArrivalSource (Poisson, trace) and MmppArrivals (src/sim/mmpp.ts) implement it.
+ */
+export interface ArrivalStream {
+  next(): number;
+}
+
 /** Poisson arrivals are drawn this many at a time, in a tight loop (about twice as fast as one by one). */
 const BLOCK = 1024;
 

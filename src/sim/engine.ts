@@ -1,5 +1,5 @@
 import { throwIfAborted } from '../model/errors.js';
-import type { ArrivalSource } from './arrivals.js';
+import type { ArrivalStream } from './arrivals.js';
 import { LogHistogram } from './histogram.js';
 import type { SimPolicy } from './policies/types.js';
 import { ArrivalQueue } from './queue.js';
@@ -72,7 +72,7 @@ export interface EngineOutput {
 export function runEngine(
   sys: EngineSystem,
   policy: SimPolicy,
-  arrivals: ArrivalSource,
+  arrivals: ArrivalStream,
   service: ServiceSampler,
   o: EngineOptions,
 ): EngineOutput {
@@ -88,6 +88,7 @@ export function runEngine(
   const groupPower = new Float64Array(nb);
   const groupCost = new Float64Array(nb);
   policy.reset();
+  policy.bindArrivals?.(arrivals);
 
   let now = 0;
   let nextArrival = arrivals.next();

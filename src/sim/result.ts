@@ -28,7 +28,7 @@ export interface ResponsePercentiles {
 export interface SimulationResult {
   /** Canonical spec of the simulated policy. */
   readonly policy: string;
-  readonly arrivals: 'poisson' | 'trace';
+  readonly arrivals: 'poisson' | 'trace' | 'mmpp';
   readonly seed: number;
   /** Requests measured (after warm-up). */
   readonly requests: number;
@@ -57,7 +57,7 @@ export interface SimulationResult {
 export function summarize(
   sys: EngineSystem,
   out: EngineOutput,
-  meta: { policy: string; arrivals: 'poisson' | 'trace'; seed: number },
+  meta: { policy: string; arrivals: 'poisson' | 'trace' | 'mmpp'; seed: number },
 ): SimulationResult {
   const T = out.windowSeconds;
   const meanResponseTime = out.sumResponse / out.measured;

@@ -1,7 +1,8 @@
 import { LimitError, ScenarioError } from '../model/errors.js';
 import type { ModelParams } from '../model/scenario.js';
 import { checkPolicy, formatPolicy, type Policy } from '../policy/policy.js';
-import { ArrivalSource } from './arrivals.js';
+import { ArrivalSource, type ArrivalStream } from './arrivals.js';
+import { MmppArrivals } from './mmpp.js';
 import { runEngine } from './engine.js';
 import { TablePolicy } from './policies/table.js';
 import type { SimPolicy } from './policies/types.js';
@@ -50,7 +51,7 @@ export function simulateDetailed(params: ModelParams, policy: SimPolicy | Policy
 
   let requests: number;
   let warmup: number;
-  let arrivals: ArrivalSource;
+  let arrivals: ArrivalStream;
   if (opts.trace) {
     const n = opts.trace.length;
     warmup = opts.warmup ?? Math.floor(n * SIM_DEFAULTS.warmupShare);
@@ -64,7 +65,8 @@ export function simulateDetailed(params: ModelParams, policy: SimPolicy | Policy
     warmup = opts.warmup ?? Math.max(SIM_DEFAULTS.minWarmup, Math.ceil(requests * SIM_DEFAULTS.warmupShare));
     checkInteger(warmup, 'warmupRequests', 0, SIM_LIMITS.maxRequests);
     assertStable(params, sim);
-    arrivals = ArrivalSource.poisson(params.arrivalRate, seed);
+    // MMPP arrivals (spec §7) when the scenario has them; arrivalRate is then their mean rate.
+    arrivals = params.arrivalProcess ? new MmppArrivals(params.arrivalProcess, seed) : ArrivalSource.poisson(params.arrivalRate, seed);
   }
   checkInteger(requests, 'requests', 1, SIM_LIMITS.maxRequests);
 
@@ -81,7 +83,7 @@ export function simulateDetailed(params: ModelParams, policy: SimPolicy | Policy
     throw new ScenarioError('trace', `ended before any request was measured (warm-up ${warmup} requests)`);
   }
   return {
-    result: summarize(params, out, { policy: sim.name, arrivals: opts.trace ? 'trace' : 'poisson', seed }),
+    result: summarize(params, out, { policy: sim.name, arrivals: opts.trace ? 'trace' : params.arrivalProcess ? 'mmpp' : 'poisson', seed }),
     groupCost: out.groupCost.slice(0, out.groups),
   };
 }

@@ -131,7 +131,8 @@ function initialLevels(p: ModelParams, proc: MmppProcess, table: MmppPmfTable, s
     return m;
   };
   while (q > 0 && tail + level(q) < INITIAL_QUANTILE_MASS) tail += level(q--);
-  return Math.max(q + 2 * B, 4 * B, 32);
+  // The same room above the quantile as the Poisson path (solveScenario.ts), so that M = 1 picks the same S.
+  return Math.max(q + B + Math.max(16, B >> 2), 32);
 }
 
 /** A warm start from a solve with another number of phases (e.g. a Poisson neighbour) is ignored. */

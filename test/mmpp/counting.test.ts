@@ -3,7 +3,7 @@ import { arrivalPmf } from '../../src/model/arrivals.js';
 import { countingMatrices, type ServiceLaw } from '../../src/model/mmpp/counting.js';
 import { arrivalIntegral } from '../../src/model/mmpp/integral.js';
 import { makeMmpp, poissonAsMmpp, type MmppProcess } from '../../src/model/mmpp/process.js';
-import { cexpm, cinv, cmat, deterministicGf, erlangGf, invertGf, symbol, type CMat, type GeneratingFunction, type Mmpp } from './reference.js';
+import { cinv, cmat, deterministicGf, erlangGf, invertGf, symbol, vanLoanIntegral, type GeneratingFunction, type Mmpp } from './reference.js';
 
 const det = (T: number): ServiceLaw => ({ distribution: 'DETERMINISTIC', mean: T, secondMoment: T * T, cv: 0 });
 const gamma = (l: number, cv: number): ServiceLaw => ({
@@ -148,20 +148,6 @@ describe('M = 1 is the Poisson law of arrivals.ts', () => {
     });
   }
 });
-
-/** ∫₀^T (T − u)·e^{Qu}λ du as block (1,3) of exp of [[Q, λ, 0], [0, 0, 1], [0, 0, 0]]·T (Van Loan). */
-function vanLoanIntegral(p: Mmpp, T: number): number[] {
-  const M = p.rates.length;
-  const n = M + 2;
-  const a = cmat(n);
-  for (let i = 0; i < M; i++) {
-    for (let j = 0; j < M; j++) a.re[i * n + j] = p.Q[i * M + j] * T;
-    a.re[i * n + M] = p.rates[i] * T;
-  }
-  a.re[M * n + M + 1] = T;
-  const e: CMat = cexpm(a);
-  return p.rates.map((_, i) => e.re[i * n + M + 1]);
-}
 
 describe('E[∫₀^T A(t) dt | J(0) = j] (integral.ts)', () => {
   it('deterministic T: matches the Van Loan block exponential to 1e-12 relative', () => {

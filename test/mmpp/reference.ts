@@ -184,3 +184,18 @@ export function invertGf(gf: GeneratingFunction, M: number, L: number): Float64A
   }
   return out;
 }
+
+/** ∫₀^T (T − u)·e^{Qu}λ du as block (1,3) of exp of [[Q, λ, 0], [0, 0, 1], [0, 0, 0]]·T (Van Loan). */
+export function vanLoanIntegral(p: Mmpp, T: number): number[] {
+  const M = p.rates.length;
+  const n = M + 2;
+  const a = cmat(n);
+  for (let i = 0; i < M; i++) {
+    for (let j = 0; j < M; j++) a.re[i * n + j] = p.Q[i * M + j] * T;
+    a.re[i * n + M] = p.rates[i] * T;
+  }
+  a.re[M * n + M + 1] = T;
+  const e: CMat = cexpm(a);
+  return p.rates.map((_, i) => e.re[i * n + M + 1]);
+}
+

@@ -2,13 +2,15 @@ import type { Command } from 'commander';
 import { validateScenario } from '../../model/validate.js';
 import { summarizePolicy } from '../../policy/policy.js';
 import { comparePolicies, type Comparison, type ComparisonRow } from '../../sim/compare.js';
+import { compareMmppPolicies } from '../../sim/mmppCompare.js';
+import { solveMmppAndPoisson } from '../../solve/mmppPolicies.js';
 import { formatDuration, parseDuration } from '../../sim/durations.js';
 import { readJsonFile } from '../io.js';
 import { optimalPolicy, positiveInt, progressBar } from './simulate.js';
 
 const ms = (s: number): string => (s * 1e3).toFixed(4);
 
-function describeRow(r: ComparisonRow, controlLimit: number): string {
+function describeRow(r: ComparisonRow, controlLimit: number | string): string {
   const p = r.simulation.policy;
   if (r.label === 'optimal') return `optimal (serve from ${controlLimit})`;
   if (r.label === 'best triton') {
@@ -18,7 +20,7 @@ function describeRow(r: ComparisonRow, controlLimit: number): string {
   return p;
 }
 
-export function formatComparison(c: Comparison, controlLimit: number): string {
+export function formatComparison(c: Comparison, controlLimit: number | string): string {
   const head = ['policy', 'cost (sim ± 95 % CI)', 'vs optimal (paired CI)', 'cost (exact)', 'mean R ms (± CI)', 'p99 ms', 'power W', 'mean batch'];
   const opt = c.rows[0].simulation.averageCost;
   const pct = (x: number): string => `${(x * 100).toFixed(2)} %`;
@@ -68,8 +70,23 @@ export function registerCompare(program: Command): void {
       const B = scenario.params.maxBatchSize;
       const bar = progressBar(!o.json && process.stderr.isTTY === true, 'comparing');
       bar.update(0, 1, 'solving');
-      const optimal = await optimalPolicy(scenario);
       const delayGrid = o.delays?.split(',').map((d) => parseDuration(d, '--delays', 's'));
+      if (scenario.params.arrivalProcess) {
+        // Bursty traffic (spec §7): the per-phase optimum against the Poisson model's policy at λ̄.
+        const solved = await solveMmppAndPoisson(scenario);
+        const comparison = await compareMmppPolicies(scenario.params, solved.optimal, solved.poissonModel, {
+          requests: o.requests,
+          tuningRequests: o.tuningRequests,
+          seed: o.seed,
+          delayGrid,
+          onProgress: (p) => bar.update(p.done, p.total, p.step),
+        });
+        bar.stop();
+        const limits = `${solved.result.policy.phases?.map((ph) => ph.controlLimit).join('/') ?? ''} by phase`;
+        process.stdout.write(o.json ? `${JSON.stringify(comparison, null, 2)}\n` : `${formatComparison(comparison, limits)}\n`);
+        return;
+      }
+      const optimal = await optimalPolicy(scenario);
       const comparison = await comparePolicies(scenario.params, optimal, {
         requests: o.requests,
         tuningRequests: o.tuningRequests,

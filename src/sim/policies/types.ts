@@ -1,3 +1,5 @@
+import type { ArrivalStream } from '../arrivals.js';
+
 /**
  * What the simulator asks of a batching policy. The engine calls `decide` at every decision
  * epoch of spec §2 (a batch completion, an arrival while idle) and, for timer-based
@@ -27,4 +29,9 @@ export interface SimPolicy {
   onBatchDone(size: number, serviceTime: number): void;
   /** Back to the initial state, so that one object runs twice identically. */
   reset(): void;
+  /**
+   * Optional: called once before a run with its arrival stream, for policies that act on
+   * more than the queue (the arrival phase of MMPP arrivals, src/sim/mmpp.ts).
+   */
+  bindArrivals?(arrivals: ArrivalStream): void;
 }
