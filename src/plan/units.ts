@@ -20,7 +20,7 @@ function parseQuantity(
   caseless: boolean,
 ): number {
   const m = QUANTITY.exec(text);
-  const expected = `${what} with a unit (${Object.keys(units).filter((u) => u !== 'μs').join(', ')}), e.g. ${example}`;
+  const expected = `a ${what} with a unit (${Object.keys(units).filter((u) => u !== 'μs').join(', ')}), e.g. ${example}`;
   if (!m) throw new ScenarioError(field, `must be ${expected} (got ${JSON.stringify(text)})`);
   const unit = caseless ? m[2].toLowerCase() : m[2];
   const factor = units[unit];
@@ -35,12 +35,12 @@ function parseQuantity(
 /** Seconds from `10ms`, `250us`, `0.01s`, `5e-3 s`. */
 export function parseDuration(text: string, field: string): number {
   // Units are case-sensitive for time: `ms` (milli) and `Ms` would differ; we accept only lowercase.
-  return parseQuantity(text, field, DURATION_UNITS, 'a duration', '10ms, 250us or 0.01s', false);
+  return parseQuantity(text, field, DURATION_UNITS, 'duration', '10ms, 250us or 0.01s', false);
 }
 
 /** Watts from `120W`, `1.2kW`, `500mW` (case-insensitive: `120w` is unambiguous). */
 export function parsePower(text: string, field: string): number {
-  return parseQuantity(text, field, POWER_UNITS, 'a power', '120W or 1.2kW', true);
+  return parseQuantity(text, field, POWER_UNITS, 'power', '120W or 1.2kW', true);
 }
 
 /** A positive rate in requests/s: `20000`, `20000/s`, `2e4`. */

@@ -54,7 +54,8 @@ function summary(r: ExportResult): string[] {
       `simulated ${r.optimal.simulated.averageCost.toPrecision(8)}${pm(r.optimal.simulated.halfWidth)}`,
     `  exported setting: simulated cost ${r.exported.averageCost.toPrecision(8)}${pm(r.exported.halfWidth)}, ` +
       `E[R] ${formatDuration(r.exported.meanResponseTime)}, p99 ${formatDuration(r.exported.p99)}, E[P] ${r.exported.meanPower.toFixed(3)} W`,
-    `  gap to the optimum: ${(r.gap.relative * 100).toFixed(3)} % (paired, same arrivals: ${r.gap.paired.difference.toPrecision(4)}${pm(r.gap.paired.halfWidth)})`,
+    `  gap to the optimum: ${(r.gap.relative * 100).toFixed(3)} %${r.gap.halfWidth === null ? '' : ` ± ${((r.gap.halfWidth / r.optimal.averageCost) * 100).toFixed(3)} %`}` +
+      ` (cost ${r.gap.difference.toPrecision(4)}${pm(r.gap.halfWidth)} over the optimal policy on the same arrivals)`,
     `  ${r.trials.length} delays simulated while tuning (${r.exported.requests.toLocaleString('en-US')} requests in the final runs, seed ${r.exported.seed})`,
   ];
 }

@@ -23,8 +23,8 @@ export interface BatchingSetting {
 
 export interface TargetSpec {
   readonly label: string;
-  /** The delay's native unit in seconds (1e-6 for µs, 1e-3 for TorchServe's ms). */
-  readonly unit: number;
+  /** Delay units per second: 1e6 for µs, 1e3 for TorchServe's ms (delays are whole units). */
+  readonly perSecond: number;
   readonly simPolicy: (s: BatchingSetting) => SimPolicy;
   /** Variants of the fixed part to tune the delay for (Triton: with and without preferred sizes). */
   readonly variants: (maxBatchSize: number, controlLimit: number) => readonly (readonly number[])[];
@@ -35,7 +35,7 @@ const none = (): readonly (readonly number[])[] => [[]];
 export const TARGETS: Readonly<Record<ExportTarget, TargetSpec>> = {
   triton: {
     label: 'Triton dynamic_batching',
-    unit: 1e-6,
+    perSecond: 1e6,
     simPolicy: (s) => new TritonPolicy({ maxQueueDelay: s.delay, preferredBatchSizes: s.preferredBatchSizes, maxBatchSize: s.maxBatchSize }),
     // With every size from the control limit M up preferred, Triton sends min(queue, max) as
     // soon as M wait: the control-limit policy itself, the delay only capping waits below M.
@@ -43,19 +43,19 @@ export const TARGETS: Readonly<Record<ExportTarget, TargetSpec>> = {
   },
   'tf-serving': {
     label: 'TF Serving batching_parameters',
-    unit: 1e-6,
+    perSecond: 1e6,
     simPolicy: (s) => new TfServingPolicy({ batchTimeout: s.delay, maxBatchSize: s.maxBatchSize, allowedBatchSizes: [] }),
     variants: none,
   },
   'ray-serve': {
     label: 'Ray Serve @serve.batch',
-    unit: 1e-6,
+    perSecond: 1e6,
     simPolicy: (s) => new CollectorPolicy(s.delay, s.maxBatchSize, `ray-serve:batch_wait_timeout_s=${s.delay},max_batch_size=${s.maxBatchSize}`),
     variants: none,
   },
   torchserve: {
     label: 'TorchServe batchSize / maxBatchDelay',
-    unit: 1e-3,
+    perSecond: 1e3,
     simPolicy: (s) => new CollectorPolicy(s.delay, s.maxBatchSize, `torchserve:maxBatchDelay=${Math.round(s.delay * 1e3)}ms,batchSize=${s.maxBatchSize}`),
     variants: none,
   },
