@@ -104,6 +104,7 @@ export function runFleetEngine(f: FleetParams, policies: readonly (readonly SimP
     waitingOf: (a, c) => rings[a][c].count,
     inService: (a) => inService[a],
     remaining: (a) => (doneAt[a] > now ? doneAt[a] - now : 0),
+    serving: (a, c) => doneAt[a] > now && (batchMask[a] & (1 << c)) !== 0,
     perItem: (a, c) => perItem[a * C + c],
   };
 

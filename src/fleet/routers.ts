@@ -16,6 +16,8 @@ export interface FleetView {
   inService(a: number): number;
   /** Seconds until a's current batch completes (0 when idle). */
   remaining(a: number): number;
+  /** Whether a's running batch holds requests of class c (false when idle). */
+  serving(a: number, c: number): boolean;
   /** Amortised work of one class-c request on a: l(B)/B of its kind, seconds. */
   perItem(a: number, c: number): number;
 }

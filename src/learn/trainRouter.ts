@@ -1,0 +1,220 @@
+/**
+ * Policy-gradient training of the linear-softmax router in the fleet simulator:
+ * REINFORCE with a learned value baseline, or PPO (clipped surrogate, several epochs per
+ * batch of experience). Seeded: the same seed and settings give the same weights.
+ *
+ * Each routing decision is one step; its reward is −weight_c·R/τ, the (weighted) response
+ * time of the request it routed, known when that request's batch starts. This is the
+ * per-request reward of the seed paper's setting; it does not charge a decision for the
+ * delay it causes to later requests, which is one reason a myopic learner can trail a
+ * planned segregation. The baseline is a ridge regression of the reward on the mean load
+ * features, per class, fitted on the previous episode (so the advantage stays unbiased).
+ */
+import type { FleetParams } from '../fleet/scenario.js';
+import { simulateFleet } from '../fleet/simulate.js';
+import { featureCount, LinearRouter, softmax, timeUnit, type RouterWeights } from './linearRouter.js';
+import { Adam } from './adam.js';
+
+export type Algo = 'reinforce' | 'ppo';
+
+export interface TrainOptions {
+  readonly algo: Algo;
+  /** Episodes (batches of experience), default 30. */
+  readonly episodes?: number;
+  /** Arrivals per episode, default 20 000. */
+  readonly requestsPerEpisode?: number;
+  readonly seed?: number;
+  readonly learningRate?: number;
+  /** PPO: epochs per batch and clip ε (defaults 4, 0.2). */
+  readonly ppoEpochs?: number;
+  readonly clip?: number;
+  readonly onEpisode?: (episode: number, episodes: number, point: CurvePoint) => void;
+  readonly signal?: AbortSignal;
+}
+
+export interface CurvePoint {
+  readonly episode: number;
+  /** Mean reward of the episode's decisions (−weighted response / τ). */
+  readonly meanReward: number;
+  /** Mean response time over all classes in the episode (sampling policy), seconds. */
+  readonly meanResponseTime: number;
+}
+
+export interface TrainResult {
+  readonly algo: Algo;
+  readonly seed: number;
+  readonly weights: RouterWeights;
+  readonly curve: readonly CurvePoint[];
+  /** Requests simulated in training (the learner's cost in experience). */
+  readonly simulatedRequests: number;
+  readonly gradientSteps: number;
+  readonly seconds: number;
+}
+
+const BASE_FEATURES = 7;
+
+export function trainRouter(f: FleetParams, o: TrainOptions): TrainResult {
+  const t0 = performance.now();
+  const episodes = o.episodes ?? 30;
+  const R = o.requestsPerEpisode ?? 20_000;
+  const seed = o.seed ?? 1;
+  const lr = o.learningRate ?? 0.05;
+  const C = f.classes.length;
+  const N = f.accelerators;
+  const F = featureCount(f);
+  const tau = timeUnit(f);
+  const theta = f.classes.map(() => new Float64Array(F));
+  const adam = new Adam(C * F, lr);
+  const baseline = f.classes.map(() => new Float64Array(BASE_FEATURES));
+  const cap = R + 4 * R; // arrivals per episode: measured + warm-up + those still waiting at the end
+  const phis = new Float64Array(cap * N * F);
+  const cls = new Int32Array(cap);
+  const act = new Int32Array(cap);
+  const oldProb = new Float64Array(cap);
+  const reward = new Float64Array(cap);
+  const curve: CurvePoint[] = [];
+  let simulated = 0;
+  let steps = 0;
+
+  for (let ep = 0; ep < episodes; ep++) {
+    const router = new LinearRouter(f, theta.map((t) => t.slice()), tau, true, seed * 1009 + ep);
+    let n = 0;
+    router.record = (c, phi, probs, a) => {
+      if (n >= cap) return;
+      phis.set(phi, n * N * F);
+      cls[n] = c;
+      act[n] = a;
+      oldProb[n] = probs[a];
+      reward[n] = NaN;
+      n++;
+    };
+    const sim = simulateFleet(f, router, {
+      requests: R,
+      warmup: 0,
+      ciBatches: 2,
+      seed: seed * 7919 + ep,
+      signal: o.signal,
+      onServed: (tag, c, _a, r) => {
+        if (tag < n) reward[tag] = (-f.classes[c].weight * r) / tau;
+      },
+    });
+    simulated += sim.requests;
+
+    // Advantages against last episode's baseline, then refit the baseline on this episode.
+    const psi = new Float64Array(BASE_FEATURES);
+    const adv = new Float64Array(n);
+    const used: number[] = [];
+    let sumR = 0;
+    for (let t = 0; t < n; t++) {
+      if (Number.isNaN(reward[t])) continue; // still waiting when the episode ended
+      baseFeatures(phis, t, N, F, psi);
+      let b = 0;
+      for (let i = 0; i < BASE_FEATURES; i++) b += baseline[cls[t]][i] * psi[i];
+      adv[t] = reward[t] - b;
+      used.push(t);
+      sumR += reward[t];
+    }
+    fitBaseline(phis, reward, cls, used, N, F, C, baseline);
+    let m = 0;
+    let s2 = 0;
+    for (const t of used) m += adv[t];
+    m /= used.length;
+    for (const t of used) s2 += (adv[t] - m) ** 2;
+    const sd = Math.sqrt(s2 / used.length) + 1e-8;
+    for (const t of used) adv[t] = (adv[t] - m) / sd;
+
+    const epochs = o.algo === 'ppo' ? (o.ppoEpochs ?? 4) : 1;
+    const clip = o.clip ?? 0.2;
+    const probs = new Float64Array(N);
+    const grad = new Float64Array(C * F);
+    for (let e = 0; e < epochs; e++) {
+      grad.fill(0);
+      for (const t of used) {
+        const c = cls[t];
+        const phi = phis.subarray(t * N * F, (t + 1) * N * F);
+        softmax(theta[c], phi, N, probs);
+        let w = adv[t];
+        if (o.algo === 'ppo') {
+          // Clipped surrogate: no gradient once the ratio has moved past 1 ± ε in the advantage's direction.
+          const ratio = probs[act[t]] / oldProb[t];
+          if ((w > 0 && ratio > 1 + clip) || (w < 0 && ratio < 1 - clip)) continue;
+          w *= ratio;
+        }
+        // ∇θ log π(a) = φ(a) − Σ_a' π(a') φ(a')
+        for (let i = 0; i < F; i++) {
+          let mean = 0;
+          for (let a = 0; a < N; a++) mean += probs[a] * phi[a * F + i];
+          grad[c * F + i] += w * (phi[act[t] * F + i] - mean);
+        }
+      }
+      for (let i = 0; i < grad.length; i++) grad[i] /= used.length;
+      const flat = new Float64Array(C * F);
+      theta.forEach((t, c) => flat.set(t, c * F));
+      adam.ascend(flat, grad);
+      theta.forEach((t, c) => t.set(flat.subarray(c * F, (c + 1) * F)));
+      steps++;
+    }
+    const point = { episode: ep + 1, meanReward: sumR / used.length, meanResponseTime: sim.meanResponseTime };
+    curve.push(point);
+    o.onEpisode?.(ep + 1, episodes, point);
+  }
+  const weights: RouterWeights = {
+    format: 'batchwise.linear-router.v1',
+    accelerators: N,
+    classes: C,
+    theta: theta.map((t) => Array.from(t)),
+    tau,
+  };
+  return { algo: o.algo, seed, weights, curve, simulatedRequests: simulated, gradientSteps: steps, seconds: (performance.now() - t0) / 1e3 };
+}
+
+/** ψ = [1, mean over accelerators of the six load features]. */
+function baseFeatures(phis: Float64Array, t: number, N: number, F: number, out: Float64Array): void {
+  out.fill(0);
+  out[0] = 1;
+  for (let a = 0; a < N; a++) for (let i = 0; i < BASE_FEATURES - 1; i++) out[i + 1] += phis[t * N * F + a * F + i] / N;
+}
+
+/** Per class, ridge regression (λ = 1e-6) of the reward on ψ, by Gaussian elimination. */
+function fitBaseline(phis: Float64Array, reward: Float64Array, cls: Int32Array, used: number[], N: number, F: number, C: number, out: Float64Array[]): void {
+  const D = BASE_FEATURES;
+  const psi = new Float64Array(D);
+  for (let c = 0; c < C; c++) {
+    const A = new Float64Array(D * D);
+    const y = new Float64Array(D);
+    let count = 0;
+    for (const t of used) {
+      if (cls[t] !== c) continue;
+      count++;
+      baseFeatures(phis, t, N, F, psi);
+      for (let i = 0; i < D; i++) {
+        y[i] += psi[i] * reward[t];
+        for (let j = 0; j < D; j++) A[i * D + j] += psi[i] * psi[j];
+      }
+    }
+    if (count === 0) continue;
+    for (let i = 0; i < D; i++) A[i * D + i] += 1e-6 * count;
+    out[c].set(solveDense(A, y, D));
+  }
+}
+
+function solveDense(A: Float64Array, b: Float64Array, n: number): Float64Array {
+  const M = A.slice();
+  const x = b.slice();
+  for (let k = 0; k < n; k++) {
+    let p = k;
+    for (let i = k + 1; i < n; i++) if (Math.abs(M[i * n + k]) > Math.abs(M[p * n + k])) p = i;
+    for (let j = 0; j < n; j++) [M[k * n + j], M[p * n + j]] = [M[p * n + j], M[k * n + j]];
+    [x[k], x[p]] = [x[p], x[k]];
+    for (let i = k + 1; i < n; i++) {
+      const r = M[i * n + k] / M[k * n + k];
+      for (let j = k; j < n; j++) M[i * n + j] -= r * M[k * n + j];
+      x[i] -= r * x[k];
+    }
+  }
+  for (let k = n - 1; k >= 0; k--) {
+    for (let j = k + 1; j < n; j++) x[k] -= M[k * n + j] * x[j];
+    x[k] /= M[k * n + k];
+  }
+  return x;
+}
