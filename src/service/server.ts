@@ -18,6 +18,7 @@ import { adaptServerStreaming, adaptUnary, type AdapterDeps } from './rpc/adapte
 import { Terminator } from './rpc/terminator.js';
 import { SolveCoordinator } from './solving/coordinator.js';
 import { ConfigError, serverCredentials, type ServerTls } from './tls.js';
+import { releaseGpuIfOpen } from '../solve/gpu/lifecycle.js';
 
 export interface ServerOptions {
   /** Default 127.0.0.1. Plaintext is refused on a non-loopback host unless `insecure`. */
@@ -30,8 +31,10 @@ export interface ServerOptions {
   readonly insecure?: boolean;
   readonly logger?: Logger;
   readonly limits?: Partial<ServiceLimits>;
-  /** Solutions kept for exact hits and warm starts (default 1024). */
+  /** Solutions kept for exact hits and warm starts (default 1024)... */
   readonly cacheSize?: number;
+  /** ...and at most about this many bytes of them (default 256 MiB). */
+  readonly cacheMaxBytes?: number;
   /** Default least time between Solve progress updates (default 100 ms). */
   readonly progressIntervalMs?: number;
   /** How long shutdown lets running calls finish before aborting them (default 10 s). */
@@ -88,7 +91,7 @@ export class BatchwiseServer {
     });
     pool.onChange((s) => metrics.onPool(s));
     pool.onJobEnd((e) => metrics.onJobEnd(e));
-    const cache = new SolutionCache(opts.cacheSize ?? 1024);
+    const cache = new SolutionCache(opts.cacheSize ?? 1024, opts.cacheMaxBytes);
     const coordinator = new SolveCoordinator(pool, cache, limits.maxStates, metrics);
     const deps: ServiceDeps = {
       limits,
@@ -155,6 +158,7 @@ export class BatchwiseServer {
     await closed;
     clearTimeout(force);
     await this.pool.close();
+    await releaseGpuIfOpen(); // destroy the WebGPU device, if a GPU solve opened one
     if (this.metricsServer) await new Promise<void>((r) => this.metricsServer!.close(() => r()));
     this.log.info({ runningAtStart: running, aborted: this.terminator.isTerminated, durationMs: Math.round(performance.now() - started) }, 'batchwise stopped');
   }

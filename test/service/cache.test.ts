@@ -70,3 +70,18 @@ describe('SolutionCache.nearest', () => {
     expect(cache.nearest(validateScenario({ ...specScenario(1000, 1e-4), maxBatchSize: 8 }))).toBeUndefined();
   });
 });
+
+describe('LruMap weight bound', () => {
+  it('evicts by total weight as well as by count, and refuses an entry heavier than the bound', () => {
+    const m = new LruMap<string, number>(100, 10, (v) => v);
+    m.set('a', 4);
+    m.set('b', 4);
+    expect(m.totalWeight).toBe(8);
+    expect(m.set('c', 4)).toEqual([['a', 4]]);
+    expect([m.size, m.totalWeight]).toEqual([2, 8]);
+    expect(m.set('huge', 11)).toEqual([['huge', 11]]);
+    expect(m.get('huge')).toBeUndefined();
+    m.set('b', 1); // replacing an entry replaces its weight
+    expect(m.totalWeight).toBe(5);
+  });
+});

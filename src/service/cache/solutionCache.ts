@@ -19,8 +19,9 @@ export interface CachedSolution {
 export class SolutionCache {
   private readonly lru: LruMap<string, CachedSolution>;
 
-  constructor(capacity: number) {
-    this.lru = new LruMap(capacity);
+  /** At most `capacity` solutions and about `maxBytes` of their arrays (values, policies, results). */
+  constructor(capacity: number, maxBytes = 256 * 1024 * 1024) {
+    this.lru = new LruMap(capacity, maxBytes, approximateBytes);
   }
 
   get size(): number {
@@ -51,4 +52,11 @@ export class SolutionCache {
     }
     return best?.warmStart;
   }
+}
+
+/** Bytes an entry holds, to the accuracy that matters: its per-state arrays. */
+function approximateBytes(c: CachedSolution): number {
+  const states = c.result.policy?.actions.length ?? 0;
+  const deviations = c.result.policy?.deviations.length ?? 0;
+  return c.warmStart.values.byteLength + c.warmStart.policy.byteLength + 8 * states + 48 * deviations + 1024;
 }
