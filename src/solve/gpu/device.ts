@@ -1,6 +1,7 @@
 import { create } from 'webgpu';
 import type { AdapterKind } from './autoRule.js';
 import { readFlags, type GpuFlags } from './flags.js';
+import { onGpuModuleLoaded } from './lifecycle.js';
 import { gpuLogger } from './log.js';
 import { GpuRunner } from './runner.js';
 
@@ -75,6 +76,8 @@ export async function releaseGpu(): Promise<void> {
     ctx.device.destroy();
   }
 }
+
+onGpuModuleLoaded(releaseGpu);
 
 async function openGpu(flags: GpuFlags): Promise<GpuContext | undefined> {
   const log = gpuLogger();

@@ -4,6 +4,7 @@
  */
 export { solveScenariosOnGpu, type GpuBatchItem, type GpuBatchOptions } from './batch.js';
 export { acquireGpu, releaseGpu, GpuUnavailableError, type GpuContext } from './device.js';
+export { releaseGpuIfOpen } from './lifecycle.js';
 export { gpuPaysOff, gpuMightPayOff, sweepWork, type AdapterKind, type ModelSize } from './autoRule.js';
 export { createGpuProvider, type GpuProviderOptions } from './provider.js';
 export { gpuSolver, type GpuStage, type GpuStageResult } from './solver.js';
