@@ -66,7 +66,8 @@ export function fitTwoPhaseMmpp(timestamps: ArrayLike<number>): TraceFit {
   const duration = timestamps[n - 1] - timestamps[0];
   const lambda = (n - 1) / duration;
   const from = 10 / lambda;
-  const to = duration / MIN_WINDOWS;
+  // One window to spare: floor(duration / (duration / n)) can round to n − 1.
+  const to = duration / (MIN_WINDOWS + 1);
   const stats = geometricScales(from, Math.max(to, from), to > from ? SCALES : 1).map((s) => windowCounts(timestamps, s));
   const idc = stats.map((s) => s.variance / s.mean);
   const idcSe = stats.map((s, i) => idc[i] * Math.sqrt(2 / s.windows));
