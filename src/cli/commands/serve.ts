@@ -44,7 +44,8 @@ export function registerServe(program: Command): void {
     .addOption(opt('--tls-cert <file>', 'server certificate chain (PEM); enables TLS', 'BATCHWISE_TLS_CERT'))
     .addOption(opt('--tls-key <file>', 'server private key (PEM)', 'BATCHWISE_TLS_KEY'))
     .addOption(opt('--tls-client-ca <file>', 'require client certificates signed by this CA (mutual TLS)', 'BATCHWISE_TLS_CLIENT_CA'))
-    .addOption(opt('--insecure', 'allow plaintext on a non-loopback address', 'BATCHWISE_INSECURE'))
+    // Not .env(): commander turns a boolean on for any value, and BATCHWISE_INSECURE=0 must not mean "on".
+    .addOption(new Option('--insecure', 'allow plaintext on a non-loopback address (env BATCHWISE_INSECURE=1|true|yes)'))
     .addOption(opt('--workers <n>', 'solver worker threads = max concurrent solves (default: CPU count)', 'BATCHWISE_WORKERS').argParser(int(1, 256)))
     .addOption(opt('--max-queued <n>', 'requests that may wait for a worker before RESOURCE_EXHAUSTED (default 64)', 'BATCHWISE_MAX_QUEUED').argParser(int(0, 1_000_000)))
     .addOption(opt('--max-states <n>', 'most states (S + 1) one solve may use', 'BATCHWISE_MAX_STATES').argParser(int(2, 1_000_000)))
@@ -86,7 +87,7 @@ async function start(o: ServeOptions): Promise<BatchwiseServer> {
       port: o.port,
       metricsPort: o.metricsPort,
       tls,
-      insecure: o.insecure === true,
+      insecure: o.insecure === true || envSwitch('BATCHWISE_INSECURE'),
       limits,
       cacheSize: o.cacheSize,
       progressIntervalMs: o.progressIntervalMs,
@@ -97,6 +98,14 @@ async function start(o: ServeOptions): Promise<BatchwiseServer> {
     if (e instanceof ConfigError) throw new InvalidArgumentError(e.message);
     throw e;
   }
+}
+
+/** An on/off environment variable: 1/true/yes or 0/false/no (or unset); anything else is refused. */
+function envSwitch(name: string): boolean {
+  const v = (process.env[name] ?? '').trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['', '0', 'false', 'no', 'off'].includes(v)) return false;
+  throw new InvalidArgumentError(`${name}=${JSON.stringify(process.env[name])}: expected 1, true, yes or 0, false, no`);
 }
 
 /** First SIGTERM/SIGINT: graceful shutdown; a second one aborts running calls at once. */
