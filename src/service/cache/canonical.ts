@@ -19,6 +19,8 @@ export function canonicalKey(s: ValidatedScenario): string {
     p.latencyWeight,
     p.powerWeight,
     [v.maxQueue, v.tolerance, v.maxIterations, v.backend, v.method],
+    // MMPP arrivals (spec §7) are part of the scenario; Poisson keys are unchanged.
+    ...(p.arrivalProcess ? [[Array.from(p.arrivalProcess.rates), Array.from(p.arrivalProcess.generator)]] : []),
   ]);
 }
 
@@ -28,7 +30,9 @@ export function canonicalKey(s: ValidatedScenario): string {
  */
 export function shapeKey(s: ValidatedScenario): string {
   const v = s.solver;
-  return JSON.stringify([s.params.maxBatchSize, v.backend, v.method]);
+  // MMPP solutions have (S+1)·M values: only those with the same number of phases line up.
+  const phases = s.params.arrivalProcess ? [s.params.arrivalProcess.phases] : [];
+  return JSON.stringify([s.params.maxBatchSize, v.backend, v.method, ...phases]);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { summarizePolicy, type PolicySummary } from '../../policy/policy.js';
-import type { EvaluationResult, SolveResult, SolverFacts } from '../../solve/result.js';
+import type { EvaluationResult, SolveResult } from '../../solve/result.js';
 import type { SolverProgress } from '../../solve/types.js';
 import type { SolveProgressMessage } from '../messages.js';
 
@@ -18,24 +18,44 @@ export function progressToProto(p: SolverProgress, B: number): SolveProgressMess
 
 type Obj = Record<string, unknown>;
 
+/** Arrays every core result has, even when empty; other empty repeated fields were simply not set. */
+const ALWAYS_PRESENT_ARRAYS = new Set(['actions', 'deviations', 'maxQueueTried']);
+/** Counters the core leaves out when they do not apply (GPU-only facts). */
+const OPTIONAL_COUNTS = new Set(['gpuIterations', 'polishSteps']);
+
 /**
- * A decoded SolveResult (client side, defaults on) → the core's SolveResult: the GPU-only
- * facts are dropped when 0, as the in-process result leaves them out on the CPU.
+ * Decoded with defaults on, proto3 cannot tell "unset" from "zero": unset sub-messages read
+ * as null and unset repeated fields as []. The core leaves such optional parts out (e.g.
+ * the per-phase fields of MMPP results on a Poisson scenario, the GPU counters on the CPU),
+ * so drop them here and a remote result equals the in-process one.
  */
+function stripUnset(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(stripUnset);
+  if (typeof v !== 'object' || v === null || ArrayBuffer.isView(v)) return v;
+  const out: Obj = {};
+  for (const [k, x] of Object.entries(v as Obj)) {
+    if (x === null || x === undefined) continue;
+    if (Array.isArray(x) && x.length === 0 && !ALWAYS_PRESENT_ARRAYS.has(k)) continue;
+    if (OPTIONAL_COUNTS.has(k) && x === 0) continue;
+    out[k] = stripUnset(x);
+  }
+  return out;
+}
+
+/** A decoded SolveResult (client side, defaults on) → the core's SolveResult. */
 export function solveResultFromProto(m: unknown): SolveResult {
-  const r = m as SolveResult & { solver: SolverFacts & Obj };
-  const solver: Obj = { ...r.solver };
-  for (const k of ['gpuIterations', 'polishSteps']) if (!solver[k]) delete solver[k];
-  return { ...r, policy: policyFromProtoSummary(r.policy), solver: solver as unknown as SolverFacts };
+  const r = stripUnset(m) as SolveResult;
+  return { ...r, policy: policyFromProtoSummary(r.policy) };
 }
 
 export function evaluationFromProto(m: unknown): EvaluationResult {
-  const r = m as EvaluationResult;
+  const r = stripUnset(m) as EvaluationResult;
   return { ...r, policy: policyFromProtoSummary(r.policy) };
 }
 
 function policyFromProtoSummary(p: PolicySummary | undefined): PolicySummary {
   return {
+    ...p,
     actions: p?.actions ?? [],
     controlLimit: p?.controlLimit ?? 0,
     isControlLimit: p?.isControlLimit ?? false,

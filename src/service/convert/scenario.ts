@@ -17,6 +17,8 @@ export function scenarioFromProto(m: unknown): unknown {
   const out: Obj = {};
   copy(m, out, 'arrivalRate');
   copy(m, out, 'maxBatchSize');
+  // Bursty arrivals (spec §7): the oneof arrives as the one set kind; the validator reads it as is.
+  copy(m, out, 'arrivalProcess');
   if (isObj(m.serviceTime)) {
     const st = m.serviceTime;
     out.serviceTime = clean({

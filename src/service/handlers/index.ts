@@ -4,6 +4,10 @@ import { createEvaluateHandler } from './evaluate.js';
 import { createSimulateHandler } from './simulate.js';
 import { createSolveHandler } from './solve.js';
 import { createSolveBatchHandler } from './solveBatch.js';
+import { createPlanHandler } from './plan.js';
+import { createFrontierHandler } from './frontier.js';
+import { createFleetHandler } from './fleet.js';
+import { createExportHandler } from './export.js';
 
 /** How one RPC is served: its call shape and a factory that builds its handler from the service's parts. */
 export type RpcDefinition =
@@ -22,4 +26,8 @@ export const RPCS: Readonly<Record<string, RpcDefinition>> = {
   SolveBatch: { kind: 'serverStreaming', create: createSolveBatchHandler },
   Evaluate: { kind: 'unary', create: createEvaluateHandler },
   Simulate: { kind: 'unary', create: createSimulateHandler },
+  Plan: { kind: 'unary', create: createPlanHandler },
+  Frontier: { kind: 'unary', create: createFrontierHandler },
+  Fleet: { kind: 'unary', create: createFleetHandler },
+  Export: { kind: 'unary', create: createExportHandler },
 };

@@ -1,6 +1,7 @@
 import { LimitError } from '../../model/errors.js';
 import type { ValidatedScenario } from '../../model/scenario.js';
 import type { Policy } from '../../policy/policy.js';
+import { runPlanningCall, type PlanningCall, type PlanningResponse } from '../../plan/request.js';
 import { runSimulateCall, type SimulateCall } from '../../sim/request.js';
 import type { SimulationResult } from '../../sim/result.js';
 import { evaluateScenarioPolicy } from '../../solve/evaluateScenario.js';
@@ -17,6 +18,7 @@ export interface JobTypes {
   solve: { payload: SolveJob; result: SolveJobResult; progress: SolverProgress };
   evaluate: { payload: EvaluateJob; result: EvaluationResult; progress: never };
   simulate: { payload: SimulateJob; result: SimulationResult; progress: never };
+  planning: { payload: PlanningCall; result: PlanningResponse; progress: never };
 }
 
 export type JobKind = keyof JobTypes;
@@ -95,6 +97,10 @@ export const JOBS: { readonly [K in JobKind]: JobFn<K> } = {
 
   async simulate(job, io) {
     return { result: runSimulateCall(job.call, job.optimal, { signal: io.signal }) };
+  },
+
+  async planning(call, io) {
+    return { result: await runPlanningCall(call, { signal: io.signal }) };
   },
 };
 
