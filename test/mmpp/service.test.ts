@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Scenario } from '../../src/model/scenario.js';
+import { evaluateScenarioPolicy } from '../../src/solve/evaluateScenario.js';
+import { solveScenario } from '../../src/solve/solveScenario.js';
+import { specScenario } from '../helpers/scenarios.js';
+import { startHarness, type Harness } from '../service/support/harness.js';
+
+const BURSTY: Scenario = {
+  ...specScenario(0, 1e-3),
+  arrivalProcess: { burst: { meanRate: 2000, peakToMean: 2.5, meanBurstSeconds: 0.05, meanGapSeconds: 0.2 } },
+};
+
+describe('bursty scenarios over gRPC (real server on 127.0.0.1:0)', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ limits: { maxConcurrentSolves: 2, maxBatchSize: 64, maxStates: 5000, maxMessageBytes: 256 * 1024 } });
+  });
+  afterAll(async () => h?.close());
+
+  it('Solve takes arrivalProcess and returns the per-phase policy of the in-process solve', async () => {
+    const remote = await h.client().solve(BURSTY);
+    const local = await solveScenario(BURSTY);
+    expect(remote.result.averageCost).toBe(local.averageCost);
+    expect(remote.result.policy.controlLimit).toBe(local.policy.controlLimit);
+    expect(remote.result.policy.phases?.map((p) => p.controlLimit)).toEqual(local.policy.phases!.map((p) => p.controlLimit));
+    expect(remote.result.arrivalProcess?.rates).toEqual(local.arrivalProcess!.rates);
+    expect(remote.result.phaseFigures?.map((f) => f.batchShare)).toEqual(local.phaseFigures!.map((f) => f.batchShare));
+  });
+
+  it('the cache keeps bursty and Poisson traffic with the same mean apart', async () => {
+    const client = h.client();
+    const bursty = await client.solve(BURSTY);
+    const poisson = await client.solve({ ...specScenario(2000, 1e-3) });
+    expect(poisson.cached).toBe(false);
+    expect(poisson.result.averageCost).not.toBe(bursty.result.averageCost);
+    expect(poisson.result.averageCost).toBe((await solveScenario(specScenario(2000, 1e-3))).averageCost);
+  });
+
+  it('Evaluate applies a queue-length policy in every phase, under the MMPP', async () => {
+    const remote = await h.client().evaluate(BURSTY, 'control-limit:9');
+    const local = evaluateScenarioPolicy(BURSTY, 'control-limit:9');
+    expect(remote.averageCost).toBe(local.averageCost);
+    expect(local.policy.phases!.map((p) => p.controlLimit)).toEqual([9, 9]);
+  });
+
+  it('invalid arrival processes are INVALID_ARGUMENT with the field path', async () => {
+    const bad = { ...BURSTY, arrivalProcess: { mmpp: { rates: [1000, 3000], generator: [-5, 5, 0, 0] } } };
+    await expect(h.client().solve(bad)).rejects.toMatchObject({ field: 'scenario.arrivalProcess.mmpp.generator' });
+  });
+});
