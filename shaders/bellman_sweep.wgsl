@@ -26,8 +26,10 @@
 // Serve rows that pass S far are not stochastic (the extrapolation has coefficients of both
 // signs, some large) and make value iteration diverge, so this f32 stage leaves serve-b out
 // from unstable_first on, except serve-B where no serve action is left (s ≥
-// all_unstable_from); see pack.ts. The f64 polish on the CPU considers every action again. The header (structs, uniforms, bindings, entry point)
-// is generated from the kernel descriptor in src/solve/gpu/kernels.ts.
+// all_unstable_from), whose overflow pack.ts lumps into h(S) where even that row is far from
+// stochastic (stageTailCoef). The f64 polish on the CPU uses every action and the model's tail.
+// The header (structs, uniforms, bindings, entry point) is generated from the kernel
+// descriptor in src/solve/gpu/kernels.ts.
 
 // Value of serving b in state s (offset of the sum by −h(s), see below).
 fn serve_value(info: ScenarioInfo, a: ActionInfo, s: u32, b: u32, hold: f32, hs: f32, d0: f32, d1: f32, d2: f32) -> f32 {

@@ -5,7 +5,7 @@ import { bellmanStep } from '../../src/policy/greedy.js';
 import { gpuMightPayOff, gpuPaysOff, sweepWork } from '../../src/solve/gpu/autoRule.js';
 import { BatchCollector } from '../../src/solve/gpu/collector.js';
 import { DEFAULT_FLAGS, readFlags } from '../../src/solve/gpu/flags.js';
-import { ROW_EXCESS, packBatch, splitForLimits, stageUsable, unstableFirst, type PackedBatch } from '../../src/solve/gpu/pack.js';
+import { FALLBACK_ROW_EXCESS, ROW_EXCESS, packBatch, rowExcess, splitForLimits, stageTailCoef, stageUsable, unstableFirst, type PackedBatch } from '../../src/solve/gpu/pack.js';
 import type { GpuRviJob } from '../../src/solve/gpu/rvi.js';
 import { StopTracker } from '../../src/solve/gpu/stopRule.js';
 import { rng } from '../helpers/random.js';
@@ -72,13 +72,15 @@ describe('packing a batch of different S and B', () => {
     expect(packed.policy[5]).toBe(5);
   });
 
-  it('gives the f64 Bellman step when swept as the shader indexes it', () => {
+  it('gives the f64 Bellman step (over every action) when swept as the shader indexes it', () => {
     const r = rng(7);
     models.forEach((m, sc) => {
       const h = new Float64Array(m.S + 1);
       for (let s = 1; s <= m.S; s++) h[s] = h[s - 1] + m.costSlope * s * (0.5 + r()) * 40; // convex-ish, like relative values
       const ref = { gap: new Float64Array(m.S + 1), policy: new Int32Array(m.S + 1) };
-      bellmanStep(m, h, ref.gap, ref.policy);
+      // Against the model with the stage's tail (serve-B rows lumped where nothing else is left).
+      const from = packed.scenarios.get(sc, 'all_unstable_from');
+      bellmanStep({ ...m, tailCoef: stageTailCoef(m, from) }, h, ref.gap, ref.policy);
       const got = sweepPacked(packed, sc, h);
       const scale = Math.max(...ref.gap.map(Math.abs));
       for (let s = 0; s <= m.S; s++) expect(Math.abs(got.gap[s] - ref.gap[s])).toBeLessThan(1e-5 * scale);
@@ -115,17 +117,45 @@ describe('packing a batch of different S and B', () => {
     expect(stageUsable(unstable, from, m.B, m.S, 1)).toBe(false);
   });
 
+  it('lumps the overflow of serve-B rows into S only where it is the last action left and far from stochastic', () => {
+    // A gamma cv = 1.2 case where serving B at S has rate·excess ≈ 8.
+    const m = model({ arrivalRate: 931.2, maxBatchSize: 7, serviceTime: { linear: { perItem: 0.0004, base: 0.002 }, distribution: 'GAMMA', cv: 1.17 }, power: { idleWatts: 40, busyLinear: { perItem: 3, base: 80 } }, objective: { latencyWeight: 1, powerWeight: 0.0014 } }, 263);
+    const from = Math.max(...Array.from({ length: m.B }, (_, b) => unstableFirst(m, b + 1)));
+    expect(rowExcess(m, m.S, m.B)).toBeGreaterThan(5);
+    const t = stageTailCoef(m, from);
+    let lumped = 0;
+    for (let b = 1; b <= m.B; b++) {
+      for (let s = m.tailFirstState[b]; s <= m.S; s++) {
+        const r = 3 * (m.tailStart[b] + s - m.tailFirstState[b]);
+        const same = t[r] === m.tailCoef[r] && t[r + 1] === m.tailCoef[r + 1] && t[r + 2] === m.tailCoef[r + 2];
+        const shouldLump = b === m.B && s >= from && rowExcess(m, s, b) > FALLBACK_ROW_EXCESS;
+        expect(same).toBe(!shouldLump);
+        if (shouldLump) {
+          lumped++;
+          expect(t[r]).toBeCloseTo(m.tailCoef[r] + m.tailCoef[r + 1] + m.tailCoef[r + 2], 12);
+          expect([t[r + 1], t[r + 2]]).toEqual([0, 0]);
+        }
+      }
+    }
+    expect(lumped).toBeGreaterThan(0);
+  });
+
   it('finds where each serve row becomes too far from stochastic for value iteration', () => {
     const m = models[0];
     for (let b = 1; b <= m.B; b++) {
       const first = unstableFirst(m, b);
       expect(first).toBeGreaterThanOrEqual(m.tailFirstState[b]);
+      // Excess row mass, written out here: rate × (Σ|coefficients| − 1) over pmf and tail.
       const excess = (s: number): number => {
+        const j0 = s - b + m.pmfOffset[b];
+        let abs = 0;
+        for (let i = 0; i < Math.min(m.pmfLength[b], m.S - j0 + 1); i++) abs += m.pmf[m.pmfStart[b] + i];
         const r = 3 * (m.tailStart[b] + s - m.tailFirstState[b]);
-        return (2 * m.tau / m.sojourn[b]) * [0, 1, 2].reduce((acc, i) => acc + Math.max(0, -m.tailCoef[r + i]), 0);
+        for (let i = 0; i < 3; i++) abs += Math.abs(m.tailCoef[r + i]);
+        return (m.tau / m.sojourn[b]) * (abs - 1);
       };
-      if (first <= m.S) expect(excess(first)).toBeGreaterThan(ROW_EXCESS);
-      if (first - 1 >= m.tailFirstState[b]) expect(excess(first - 1)).toBeLessThanOrEqual(ROW_EXCESS);
+      if (first <= m.S) expect(excess(first)).toBeGreaterThan(ROW_EXCESS * (1 - 1e-9));
+      if (first - 1 >= m.tailFirstState[b]) expect(excess(first - 1)).toBeLessThanOrEqual(ROW_EXCESS * (1 + 1e-9));
     }
     expect(unstableFirst(m, 1)).toBeLessThanOrEqual(m.S); // serving 1 at S overflows by ~8: far from stochastic
   });

@@ -5,7 +5,7 @@ import { bellmanStep } from '../../src/policy/greedy.js';
 import { releaseGpu } from '../../src/solve/gpu/device.js';
 import { DEFAULT_FLAGS, type GpuFlags } from '../../src/solve/gpu/flags.js';
 import { bellmanSweepKernel, normalizeKernel } from '../../src/solve/gpu/kernels.js';
-import { stageUsable, unstableFirst } from '../../src/solve/gpu/pack.js';
+import { stageTailCoef, stageUsable, unstableFirst } from '../../src/solve/gpu/pack.js';
 import { batchedRvi } from '../../src/solve/gpu/rvi.js';
 import { ShaderError } from '../../src/solve/gpu/shaderSource.js';
 import { rng } from '../helpers/random.js';
@@ -50,12 +50,14 @@ function actionValue(m: CompiledModel, h: Float64Array, s: number, a: number): n
 }
 
 /**
- * The f32 stage's Bellman step in f64: the minimum over its action set (pack.ts: stageUsable),
- * and with `fixed`, that action where it is in the set (an evaluation sweep).
+ * The f32 stage's Bellman step in f64: the minimum over its action set (pack.ts: stageUsable)
+ * with its tail (stageTailCoef), and with `fixed`, that action where it is in the set (an
+ * evaluation sweep).
  */
-function stageStep(m: CompiledModel, h: Float64Array, fixed?: Int32Array): { gap: Float64Array; policy: Int32Array } {
-  const unstable = Int32Array.from({ length: m.B + 1 }, (_, b) => (b === 0 ? 0 : unstableFirst(m, b)));
+function stageStep(model: CompiledModel, h: Float64Array, fixed?: Int32Array): { gap: Float64Array; policy: Int32Array } {
+  const unstable = Int32Array.from({ length: model.B + 1 }, (_, b) => (b === 0 ? 0 : unstableFirst(model, b)));
   const from = Math.max(...unstable);
+  const m = { ...model, tailCoef: stageTailCoef(model, from) };
   const gap = new Float64Array(m.S + 1);
   const policy = new Int32Array(m.S + 1);
   for (let s = 0; s <= m.S; s++) {

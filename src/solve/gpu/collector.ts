@@ -21,6 +21,7 @@ export class BatchCollector {
   private participants = 0;
   private waiting: Waiting[] = [];
   private running = false;
+  private checkPending = false;
   /** Batches run so far and their sizes (for tests and the benchmark). */
   readonly batchSizes: number[] = [];
 
@@ -42,7 +43,20 @@ export class BatchCollector {
       this.maybeRun();
     });
 
+  /**
+   * Checks for a round on the next macrotask, not now: a participant can reach its submit
+   * synchronously (no await between joining and submitting), before the others have joined.
+   */
   private maybeRun(): void {
+    if (this.checkPending) return;
+    this.checkPending = true;
+    setImmediate(() => {
+      this.checkPending = false;
+      this.runIfAllWaiting();
+    });
+  }
+
+  private runIfAllWaiting(): void {
     if (this.running || this.waiting.length === 0 || this.waiting.length < this.participants) return;
     const batch = this.waiting;
     this.waiting = [];
@@ -54,7 +68,7 @@ export class BatchCollector {
     ).finally(() => {
       this.running = false;
       // Participants that submitted during the run may all be waiting now.
-      queueMicrotask(() => this.maybeRun());
+      this.maybeRun();
     });
   }
 }

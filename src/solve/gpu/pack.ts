@@ -37,15 +37,44 @@ export const ROW_EXCESS = DEFAULT_FLAGS.BATCHWISE_GPU_MAX_ROW_EXCESS;
 
 /** First state s whose serve-b row exceeds maxExcess (S + 1 when none); the excess grows with s. */
 export function unstableFirst(m: CompiledModel, b: number, maxExcess = ROW_EXCESS): number {
-  const rate = m.tau / m.sojourn[b];
-  for (let s = m.tailFirstState[b]; s <= m.S; s++) {
-    const r = 3 * (m.tailStart[b] + s - m.tailFirstState[b]);
-    let negative = 0;
-    for (let i = 0; i < 3; i++) negative += Math.max(0, -m.tailCoef[r + i]);
-    // Row mass is 1, so Σ|c| − 1 = 2 × the negative part.
-    if (rate * 2 * negative > maxExcess) return s;
-  }
+  for (let s = m.tailFirstState[b]; s <= m.S; s++) if (rowExcess(m, s, b) > maxExcess) return s;
   return m.S + 1;
+}
+
+/**
+ * Where only serve-B is left (s ≥ all_unstable_from) its row may itself be far from
+ * stochastic (rate·excess ≈ 8 at S in a gamma cv = 1.2 case), and evaluation sweeps then
+ * diverge. Past this bound the f32 stage lumps that row's overflow into h(S) instead: stable,
+ * and harmless there since serving B is the only serve action left. (Lumping everywhere would
+ * be wrong: it makes "wait until S" look cheap, spec §4.)
+ */
+export const FALLBACK_ROW_EXCESS = 0.25;
+
+/** Excess row mass of serving b in s (0 below the tail). */
+export function rowExcess(m: CompiledModel, s: number, b: number): number {
+  if (s < m.tailFirstState[b]) return 0;
+  const r = 3 * (m.tailStart[b] + s - m.tailFirstState[b]);
+  let negative = 0;
+  for (let i = 0; i < 3; i++) negative += Math.max(0, -m.tailCoef[r + i]);
+  // Row mass is 1, so Σ|c| − 1 = 2 × the negative part.
+  return (m.tau / m.sojourn[b]) * 2 * negative;
+}
+
+/**
+ * The tail triples the f32 stage uses: the model's, except serve-B rows in the fallback
+ * region past FALLBACK_ROW_EXCESS, whose overflow goes to h(S) (coefficients (mass, 0, 0)).
+ */
+export function stageTailCoef(m: CompiledModel, allUnstableFrom: number): Float64Array {
+  const out = Float64Array.from(m.tailCoef);
+  const B = m.B;
+  for (let s = Math.max(allUnstableFrom, m.tailFirstState[B]); s <= m.S; s++) {
+    if (rowExcess(m, s, B) <= FALLBACK_ROW_EXCESS) continue;
+    const r = 3 * (m.tailStart[B] + s - m.tailFirstState[B]);
+    out[r] = m.tailCoef[r] + m.tailCoef[r + 1] + m.tailCoef[r + 2];
+    out[r + 1] = 0;
+    out[r + 2] = 0;
+  }
+  return out;
 }
 
 /** Whether the f32 stage may serve b in s (the rule bellman_sweep.wgsl applies). */
@@ -97,14 +126,13 @@ export function packBatch(models: readonly CompiledModel[], warm: readonly (Warm
     const pmfBase = co;
     coef.set(m.pmf, co);
     co += m.pmf.length;
+    const unstable = Int32Array.from({ length: m.B + 1 }, (_, b) => (b === 0 ? 0 : unstableFirst(m, b, maxExcess)));
+    const allUnstableFrom = Math.max(...unstable);
     const tailBase = co;
-    coef.set(m.tailCoef, co);
+    coef.set(stageTailCoef(m, allUnstableFrom), co);
     co += m.tailCoef.length;
-    let allUnstableFrom = 0;
     for (let b = 1; b <= m.B; b++, ac++) {
-      const unstable = unstableFirst(m, b, maxExcess);
-      allUnstableFrom = Math.max(allUnstableFrom, unstable);
-      actions.set(ac, 'unstable_first', unstable);
+      actions.set(ac, 'unstable_first', unstable[b]);
       actions.set(ac, 'cost', m.kappa[b]);
       actions.set(ac, 'rate', m.tau / m.sojourn[b]);
       actions.set(ac, 'pmf_offset', m.pmfOffset[b]);
