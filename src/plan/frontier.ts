@@ -42,6 +42,11 @@ export interface Frontier {
 export interface FrontierOptions {
   /** Stop the walk towards the power end once a vertex reaches this mean response time (s). Default: 4× the least achievable. */
   readonly maxLatency?: number;
+  /**
+   * Extend the frontier at least to this mean latency (s) and down to this mean power (W),
+   * e.g. to draw a target on it; beyond maxLatency if need be.
+   */
+  readonly reach?: { readonly latency?: number; readonly power?: number };
   /** Relative resolution of the vertex search (default DEFAULT_FRONTIER_RESOLUTION). */
   readonly resolution?: number;
   readonly signal?: AbortSignal;
@@ -64,11 +69,23 @@ export async function computeFrontier(input: unknown, opts: FrontierOptions = {}
   const bound = powerBound(scenario.params);
   const latencyEnd = await ws.solveAt(Infinity);
   const minLatency = latencyEnd.figures.meanResponseTime;
-  const maxLatency = opts.maxLatency ?? DEFAULT_MAX_LATENCY_FACTOR * minLatency;
-  if (!(maxLatency > minLatency)) {
-    throw new ScenarioError('maxLatency', `must exceed the least achievable mean response time ${minLatency} s (got ${maxLatency} s)`);
+  const asked = opts.maxLatency ?? DEFAULT_MAX_LATENCY_FACTOR * minLatency;
+  if (!(asked > minLatency)) {
+    throw new ScenarioError('maxLatency', `must exceed the least achievable mean response time ${minLatency} s (got ${asked} s)`);
   }
-  const walk = await walkTowardPower(ws, latencyEnd, bound, resolution, (v) => Math.log(v.figures.meanResponseTime / maxLatency));
+  let maxLatency = Math.max(asked, opts.reach?.latency ?? 0);
+  const power = opts.reach?.power;
+  const powerReachable = power !== undefined && power > bound.infimum;
+  const walk = await walkTowardPower(ws, latencyEnd, bound, resolution, (v) =>
+    Math.min(
+      Math.log(v.figures.meanResponseTime / maxLatency),
+      powerReachable ? Math.log((power - bound.infimum) / (v.figures.meanPower - bound.infimum)) : Infinity,
+    ),
+  );
+  if (powerReachable) {
+    const within = [latencyEnd, ...walk.found].find((v) => v.figures.meanPower <= power);
+    if (within) maxLatency = Math.max(maxLatency, within.figures.meanResponseTime);
+  }
   const points = await fillBetween(ws, [latencyEnd, ...walk.found], resolution, maxLatency);
   const full = lowerHull(points);
   const allBreakpoints: number[] = [];

@@ -7,7 +7,8 @@ import { computeFrontier, type Frontier } from '../../plan/frontier.js';
 import { renderFrontierSvg } from '../../plan/svg/frontierChart.js';
 import { formatDuration, formatPower, parseDuration } from '../../plan/units.js';
 import { readJsonFile } from '../io.js';
-import { backendOf } from './plan.js';
+import { planScenario } from '../../plan/constrained.js';
+import { backendOf, formatPlan, planTarget } from './plan.js';
 import { backendOption } from './solve.js';
 
 export function registerFrontier(program: Command): void {
@@ -18,15 +19,21 @@ export function registerFrontier(program: Command): void {
     .option('--svg <file>', 'also draw the frontier as an SVG chart')
     .option('--max-latency <duration>', 'stop once a vertex reaches this mean response time (default 4× the least achievable)')
     .option('--resolution <r>', 'relative resolution of the vertex search (default 1e-4)', resolution)
+    .option('--latency-target <duration>', 'also solve for this mean latency target and mark it and its optimum on the chart')
+    .option('--power-budget <power>', 'also solve for this power budget and mark it and its optimum on the chart')
     .option('--json', 'print the frontier as JSON')
     .addOption(backendOption())
-    .action(async (file: string, o: { svg?: string; maxLatency?: string; resolution?: number; json?: boolean; backend?: string }) => {
+    .action(async (file: string, o: FrontierFlags) => {
       const scenario = validateScenario(readJsonFile(file));
+      const target = o.latencyTarget !== undefined || o.powerBudget !== undefined ? planTarget(o) : undefined;
       const f = await computeFrontier(scenario, {
         maxLatency: o.maxLatency !== undefined ? parseDuration(o.maxLatency, '--max-latency') : undefined,
+        reach: target?.kind === 'latency' ? { latency: target.seconds } : target?.kind === 'power' ? { power: target.watts } : undefined,
         resolution: o.resolution,
         backend: backendOf(o),
       });
+      const field = target?.kind === 'latency' ? '--latency-target' : '--power-budget';
+      const plan = target ? await planScenario(scenario, target, { backend: backendOf(o), targetField: field }) : undefined;
       const B = scenario.params.maxBatchSize;
       const rows = f.vertices.map((v) => ({
         meanResponseTime: v.figures.meanResponseTime,
@@ -40,15 +47,35 @@ export function registerFrontier(program: Command): void {
       }));
       if (o.svg) {
         const points = rows.map((r) => ({ meanResponseTime: r.meanResponseTime, meanPower: r.meanPower, controlLimit: r.policy.controlLimit }));
-        writeFileSync(o.svg, renderFrontierSvg(points, { powerFloor: f.powerBound.infimum, title: `Latency–power frontier (λ = ${scenario.params.arrivalRate} /s)` }));
+        writeFileSync(
+          o.svg,
+          renderFrontierSvg(points, {
+            powerFloor: f.powerBound.infimum,
+            title: `Latency–power frontier (λ = ${scenario.params.arrivalRate} /s)`,
+            target,
+            optimum: plan?.optimum,
+          }),
+        );
       }
       if (o.json) {
         const { vertices: _v, ...rest } = f;
-        process.stdout.write(`${JSON.stringify({ ...rest, vertices: rows }, null, 2)}\n`);
+        process.stdout.write(`${JSON.stringify({ ...rest, vertices: rows, ...(plan ? { plan } : {}) }, null, 2)}\n`);
         return;
       }
-      process.stdout.write(`${formatFrontier(f, rows).join('\n')}\n`);
+      const lines = formatFrontier(f, rows);
+      if (plan) lines.push(...formatPlan(plan, B));
+      process.stdout.write(`${lines.join('\n')}\n`);
     });
+}
+
+interface FrontierFlags {
+  svg?: string;
+  maxLatency?: string;
+  resolution?: number;
+  latencyTarget?: string;
+  powerBudget?: string;
+  json?: boolean;
+  backend?: string;
 }
 
 function resolution(v: string): number {

@@ -62,7 +62,11 @@ export function renderFrontierSvg(points: readonly FrontierChartPoint[], o: Fron
         : { x1: plot.left, y1: f.y(t.watts), x2: plot.right, y2: f.y(t.watts) };
     const label = t.kind === 'latency' ? `target ${(t.seconds * 1e3).toFixed(3)} ms` : `budget ${t.watts.toFixed(2)} W`;
     body.push(el('line', { class: 'target', ...line, stroke: '#c0392b', 'stroke-dasharray': '6 4', 'stroke-width': 1.5 }));
-    body.push(text(label, { x: line.x2 - 4, y: line.y1 + 14, 'text-anchor': 'end', fill: '#c0392b', class: 'target-label' }));
+    const at =
+      t.kind === 'latency'
+        ? { x: line.x1 + 6, y: plot.top + 14, 'text-anchor': 'start' }
+        : { x: plot.right - 4, y: line.y1 - 6, 'text-anchor': 'end' };
+    body.push(text(label, { ...at, fill: '#c0392b', class: 'target-label' }));
   }
   const coords = points.map((p) => `${px(f.x(p.meanResponseTime * 1e3))},${px(f.y(p.meanPower))}`);
   body.push(el('polyline', { class: 'frontier', points: coords.join(' '), fill: 'none', stroke: '#2c6fbb', 'stroke-width': 2 }));
