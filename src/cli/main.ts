@@ -10,6 +10,7 @@ import { registerPlan } from './commands/plan.js';
 import { registerFrontier } from './commands/frontier.js';
 import { registerFleet } from './commands/fleet.js';
 import { registerExport } from './commands/export.js';
+import { registerTrain } from './commands/train.js';
 
 /** Exit codes: 0 ok, 1 failure, 2 bad input. */
 export const EXIT_BAD_INPUT = 2;
@@ -19,7 +20,10 @@ export function buildProgram(): Command {
   const program = new Command('batchwise')
     .description('Optimal batching policies for inference servers (average-cost SMDP, certified solves).')
     .showHelpAfterError()
-    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) })
+    // Options belong to the (sub)command they follow: `fleet simulate --requests` must not be
+    // taken by `fleet`'s own --requests (commander splits options at the root otherwise).
+    .enablePositionalOptions();
   registerSolve(program);
   registerEvaluate(program);
   registerServe(program);
@@ -30,6 +34,7 @@ export function buildProgram(): Command {
   registerFrontier(program);
   registerFleet(program);
   registerExport(program);
+  registerTrain(program);
   return program;
 }
 

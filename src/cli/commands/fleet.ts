@@ -1,3 +1,12 @@
+import { InvalidArgumentError } from 'commander';
+import { formatFleetSimulation, formatPlan } from '../../fleet/format.js';
+import { runFleet } from '../../fleet/run.js';
+import { ROUTER_NAMES } from '../../fleet/routers.js';
+import { validateFleet } from '../../fleet/scenario.js';
+import { planSegregation } from '../../fleet/segregation.js';
+import { leastAccelerators } from '../../fleet/sizing.js';
+import type { RouterWeights } from '../../learn/linearRouter.js';
+import { ScenarioError } from '../../model/errors.js';
 import type { Command } from 'commander';
 import { validateScenario } from '../../model/validate.js';
 import { sizeFleet, type FleetPoint } from '../../plan/fleet.js';
@@ -8,12 +17,12 @@ import { backendOption } from './solve.js';
 import { positiveInt } from './simulate.js';
 
 export function registerFleet(program: Command): void {
-  program
+  const fleet = program
     .command('fleet')
     .description('least number of accelerators (total rate split evenly) that meets a latency target')
     .argument('<scenario>', 'scenario JSON file for one accelerator (its arrivalRate and weights are not used)')
-    .requiredOption('--total-rate <rate>', 'total arrival rate over the fleet, requests/s (e.g. 20000)')
-    .requiredOption('--latency-target <duration>', 'mean response time target, e.g. 10ms')
+    .option('--total-rate <rate>', 'total arrival rate over the fleet, requests/s (e.g. 20000); required')
+    .option('--latency-target <duration>', 'mean response time target, e.g. 10ms; required')
     .option('--p99-target <duration>', '99th-percentile response time target, checked by simulation')
     .option('--max-accelerators <n>', 'largest fleet to consider (default 1024)', positiveInt('--max-accelerators'))
     .option('--requests <n>', 'requests per p99 simulation (default 200000)', positiveInt('--requests'))
@@ -23,8 +32,12 @@ export function registerFleet(program: Command): void {
     .action(
       async (
         file: string,
-        o: { totalRate: string; latencyTarget: string; p99Target?: string; maxAccelerators?: number; requests?: number; seed?: number; json?: boolean; backend?: string },
+        o: { totalRate?: string; latencyTarget?: string; p99Target?: string; maxAccelerators?: number; requests?: number; seed?: number; json?: boolean; backend?: string },
       ) => {
+        // Checked here rather than as commander's required options, which would also be
+        // demanded of the `fleet simulate` and `fleet plan` subcommands.
+        if (o.totalRate === undefined) throw new InvalidArgumentError("required option '--total-rate <rate>' not specified");
+        if (o.latencyTarget === undefined) throw new InvalidArgumentError("required option '--latency-target <duration>' not specified");
         const totalRate = parseRate(o.totalRate, '--total-rate');
         const latencyTarget = parseDuration(o.latencyTarget, '--latency-target');
         const p99Target = o.p99Target !== undefined ? parseDuration(o.p99Target, '--p99-target') : undefined;
@@ -52,6 +65,11 @@ export function registerFleet(program: Command): void {
         process.stdout.write(`${out.join('\n')}\n`);
       },
     );
+  // The subcommands share option names (--requests, --seed, --json) with the sizing command:
+  // options after a subcommand's name belong to it.
+  fleet.enablePositionalOptions();
+  registerFleetSimulate(fleet);
+  registerFleetPlan(fleet);
 }
 
 /**
@@ -83,4 +101,61 @@ function pointLines(p: FleetPoint): string[] {
     lines.push(`  simulated p99 ${formatDuration(t.p99)} (${t.requests.toLocaleString('en-US')} requests, seed ${t.seed})`);
   }
   return lines;
+}
+
+/** `batchwise fleet simulate FLEET.json --router …`: the fleet simulator (src/fleet). */
+function registerFleetSimulate(fleet: Command): void {
+  fleet
+    .command('simulate')
+    .description('simulate a fleet scenario (accelerator groups, request classes) under a router')
+    .argument('<fleet>', 'fleet scenario JSON (see docs/fleet.md)')
+    .option('--router <name>', `${ROUTER_NAMES.join(' | ')} (default jsq)`, 'jsq')
+    .option('--weights <file>', 'trained router weights (batchwise train --out), for --router learned')
+    .option('--requests <n>', 'requests to measure over all classes (default 1000000)', positiveInt('--requests'))
+    .option('--seed <n>', 'seed (default 1)', positiveInt('--seed'))
+    .option('--json', 'print the result as JSON')
+    .action(async (file: string, o: { router: string; weights?: string; requests?: number; seed?: number; json?: boolean }) => {
+      const f = validateFleet(readJsonFile(file));
+      const learned = o.weights !== undefined ? (readJsonFile(o.weights) as RouterWeights) : undefined;
+      const { simulation, plan } = await runFleet(f, o.router, { requests: o.requests, seed: o.seed, learned });
+      if (o.json) {
+        process.stdout.write(`${JSON.stringify(plan ? { simulation, plan } : simulation, null, 2)}\n`);
+        return;
+      }
+      process.stdout.write(`${plan ? `${formatPlan(f, plan)}\n` : ''}${formatFleetSimulation(simulation)}\n`);
+    });
+}
+
+/** `batchwise fleet plan FLEET.json`: best segregation by exact solves; `--least` sizes one group for the targets. */
+function registerFleetPlan(fleet: Command): void {
+  fleet
+    .command('plan')
+    .description('best class segregation with optimal batching (exact solves); --least: fewest accelerators meeting every class target')
+    .argument('<fleet>', 'fleet scenario JSON (see docs/fleet.md)')
+    .option('--least', 'find the least count of one accelerator group that meets every class latencyTarget')
+    .option('--kind <name>', 'the accelerator group to size (default: the first)')
+    .option('--max-accelerators <n>', 'largest count to try (default 64)', positiveInt('--max-accelerators'))
+    .option('--json', 'print the result as JSON')
+    .action(async (file: string, o: { least?: boolean; kind?: string; maxAccelerators?: number; json?: boolean }) => {
+      const f = validateFleet(readJsonFile(file));
+      if (o.least) {
+        const k = o.kind === undefined ? 0 : f.kinds.findIndex((x) => x.name === o.kind);
+        if (k < 0) throw new InvalidArgumentError(`--kind ${o.kind} names no accelerator group (groups: ${f.kinds.map((x) => x.name).join(', ')})`);
+        const r = await leastAccelerators(f, k, o.maxAccelerators);
+        if (r === null) throw new ScenarioError('classes', `no count of ${f.kinds[k].name} up to ${o.maxAccelerators ?? 64} meets every class target`);
+        if (o.json) {
+          process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
+          return;
+        }
+        process.stdout.write(`${r.count} × ${r.kind} meet every class target.\n${formatPlan({ ...f, kinds: f.kinds.map((x, i) => (i === k ? { ...x, count: r.count } : x)) }, r.plan)}\n`);
+        return;
+      }
+      const plan = await planSegregation(f);
+      if (plan === null) throw new ScenarioError('accelerators', 'no segregation of this fleet keeps every class stable');
+      if (o.json) {
+        process.stdout.write(`${JSON.stringify(plan, null, 2)}\n`);
+        return;
+      }
+      process.stdout.write(`${formatPlan(f, plan)}\n`);
+    });
 }
