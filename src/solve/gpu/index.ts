@@ -13,4 +13,4 @@ export { readFlags, DEFAULT_FLAGS, type GpuFlags } from './flags.js';
 export { setGpuLogger, gpuLogger } from './log.js';
 export { ShaderError } from './shaderSource.js';
 export { GpuError } from './runner.js';
-export type { GpuRunHooks, GpuRviResult } from './rvi.js';
+export { batchedRvi, type GpuRunHooks, type GpuRviJob, type GpuRviResult } from './rvi.js';
