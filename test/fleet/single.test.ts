@@ -13,8 +13,8 @@ describe('a fleet of one accelerator is the single-server simulator', () => {
   for (const policy of ['greedy', 'control-limit:6', 'triton:delay=1ms,max=16', 'aimd:slo=4ms']) {
     it(`same seed, same numbers (${policy})`, () => {
       const params = validateScenario(V100).params;
-      const single = simulate(params, buildSimPolicy(parseSimPolicySpec(policy, 32), params), { requests: 100_000, seed: 7 });
-      const fleet = simulateFleet(validateFleet(singleClassFleet(V100, 1, V100.arrivalRate, policy)), new RoundRobin(1), { requests: 100_000, seed: 7 });
+      const single = simulate(params, buildSimPolicy(parseSimPolicySpec(policy, 32), params), { requests: 50_000, seed: 7 });
+      const fleet = simulateFleet(validateFleet(singleClassFleet(V100, 1, V100.arrivalRate, policy)), new RoundRobin(1), { requests: 50_000, seed: 7 });
       const c = fleet.classes[0];
       expect(c.requests).toBe(single.requests);
       expect(fleet.warmupRequests).toBe(single.warmupRequests);
