@@ -104,6 +104,22 @@ describe('counting matrices P_k(T) against the inverse DFT of their generating f
   });
 });
 
+describe('counting matrices of many service times at once (each from the previous one)', () => {
+  it('five deterministic laws, unsorted and one repeated: each equals its own inverse DFT (1e-10)', () => {
+    const Ts = [0.004, 0.0015, 0.0025, 0.001, 0.0025];
+    const M = 3;
+    const blocks = countingMatrices(proc(THREE), Ts.map(det)).blocks;
+    Ts.forEach((T, n) => {
+      const ref = invertGf(deterministicGf(THREE, T), M, 128);
+      let err = 0;
+      for (let k = 0; k < 128; k++) {
+        for (let j = 0; j < M; j++) for (let jj = 0; jj < M; jj++) err = Math.max(err, Math.abs(entry(blocks[n], M, k, j, jj) - ref[(k * M + j) * M + jj]));
+      }
+      expect(err).toBeLessThan(1e-10);
+    });
+  });
+});
+
 describe('counting matrices at λT ≈ 10⁴ (stability) against exp(T(D0 + zD1))', () => {
   it('two phases, slow switching (qT ≈ 10), peak λT = 10⁴: every entry finite and ≥ 0, transform to 1e-10', () => {
     const p: Mmpp = { rates: [6000, 10000], Q: [-2, 2, 8, -8] };

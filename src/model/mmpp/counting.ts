@@ -30,8 +30,6 @@ export interface CountingResult {
   readonly steps: number;
 }
 
-/** Deterministic laws with θT above this are computed by doubling instead of the shared pass. */
-export const DOUBLING_FROM = 64;
 /** The doubling starts from T/2^m with θT/2^m at most this. */
 const DOUBLING_BASE = 16;
 
@@ -43,10 +41,13 @@ const DOUBLING_BASE = 16;
  *   laws, with the event-count law P(N_T = n) = Poisson(θT) mixed over T — negative binomial
  *   for a gamma law — from `arrivalPmf`, which starts at the mode and works in ratio form, so
  *   nothing under- or overflows at any θT.
- * - Deterministic T with θT > 64: P(T) = P(T/2)⊛P(T/2) (Markov property), m times from
- *   P(T/2^m), θT/2^m ≤ 16, by direct convolution of non-negative matrices. That costs
- *   ~(4/3)·(width/2)²·M³ instead of uniformization's ~θT·width·M², and keeps every entry's
- *   relative precision (no FFT, no subtraction).
+ * - Deterministic T (M > 1): the counting matrices of consecutive intervals convolve
+ *   (Markov property), P(T + δ) = P(T)⊛P(δ). The service times are taken in increasing order,
+ *   each from the previous one and its increment δ (for a linear fit, δ = perItem: a handful of
+ *   slices); the first one, and any long increment, by doubling, P(2t) = P(t)⊛P(t), from
+ *   P(t/2^m) with θt/2^m ≤ 16. Direct convolution of non-negative matrices keeps every entry's
+ *   relative precision (no FFT, no subtraction) and costs width·width(δ)·M³ per batch size,
+ *   against uniformization's ~θT·width·M².
  *
  * With M = 1, K0 = 0 and K1 = 1 in the uniformization, so P_k is the Poisson pmf of arrivals.ts.
  */
@@ -61,18 +62,24 @@ export function countingMatrices(proc: MmppProcess, laws: readonly ServiceLaw[],
       `the counting matrices need ${steps} uniformization steps (θ·T with θ = ${theta} /s), over the bound ${MMPP_LIMITS.maxUniformizationSteps}: lower the phase rates or the service times`,
     );
   }
-  const byDoubling = (l: ServiceLaw): boolean =>
-    proc.phases > 1 && isDeterministic(l) && theta * l.mean > DOUBLING_FROM;
-  const shared = laws.map((_, i) => i).filter((i) => !byDoubling(laws[i]));
+  const sequential = (l: ServiceLaw): boolean => proc.phases > 1 && isDeterministic(l);
+  const shared = laws.map((_, i) => i).filter((i) => !sequential(laws[i]));
   const seqs: MatSeq[] = new Array<MatSeq>(laws.length);
   const passed = uniformize(proc, theta, shared.map((i) => events[i]), signal);
   shared.forEach((i, n) => (seqs[i] = passed[n]));
-  laws.forEach((l, i) => {
-    if (byDoubling(l)) {
-      throwIfAborted(signal);
-      seqs[i] = byDoublingFrom(proc, theta, l.mean, signal);
-    }
-  });
+  const ordered = laws
+    .map((l, i) => ({ T: l.mean, i }))
+    .filter(({ i }) => sequential(laws[i]))
+    .sort((a, b) => a.T - b.T);
+  let prev: MatSeq | undefined;
+  let prevT = 0;
+  for (const { T, i } of ordered) {
+    throwIfAborted(signal);
+    if (!prev) prev = byDoublingFrom(proc, theta, T, signal);
+    else if (T > prevT) prev = convolve(prev, byDoublingFrom(proc, theta, T - prevT, signal));
+    prevT = T;
+    seqs[i] = prev;
+  }
   return { blocks: seqs.map(finishBlock), events, theta, steps };
 }
 
