@@ -165,10 +165,20 @@ export function lowerHull(points: WeightedPolicy[]): WeightedPolicy[] {
   return hull;
 }
 
+/**
+ * A validated scenario from either form. Planning covers Poisson arrivals (spec §2–§5): the
+ * weight solves, exact evaluations, mixes, fleet splitting and simulations all assume them,
+ * so an MMPP scenario (spec §7) is refused rather than planned as if it were Poisson.
+ */
 export function asValidated(input: unknown): ValidatedScenario {
+  let v: ValidatedScenario | undefined;
   if (typeof input === 'object' && input !== null && 'params' in input && 'solver' in input) {
-    const v = input as ValidatedScenario;
-    if (v.params.meanService instanceof Float64Array) return v;
+    const x = input as ValidatedScenario;
+    if (x.params.meanService instanceof Float64Array) v = x;
   }
-  return validateScenario(input);
+  v ??= validateScenario(input);
+  if (v.params.arrivalProcess) {
+    throw new ScenarioError('arrivalProcess', 'capacity planning supports Poisson arrivals only; give arrivalRate without an arrivalProcess');
+  }
+  return v;
 }

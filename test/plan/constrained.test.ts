@@ -108,6 +108,12 @@ describe('infeasible targets', () => {
     expect(e.reason).toMatch(/least achievable mean response time is 6\.9448 ms/);
   });
 
+  it('bursty (MMPP) arrivals are refused rather than planned as Poisson', async () => {
+    const bursty = { ...specScenario(2000, 1e-4), arrivalProcess: { burst: { meanRate: 2000, peakToMean: 2.5, meanBurstSeconds: 0.05, meanGapSeconds: 0.2 } } };
+    const e = await fails(planScenario(bursty, { kind: 'latency', seconds: 10e-3 }));
+    expect(e.field).toBe('arrivalProcess');
+  });
+
   it('a power budget below the least possible power names the bound', async () => {
     const e = await fails(planScenario(specScenario(4000, 1e-3), { kind: 'power', watts: 120 }, { targetField: '--power-budget' }));
     expect(e.field).toBe('--power-budget');

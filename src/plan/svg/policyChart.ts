@@ -78,5 +78,15 @@ export function renderPolicySvg(p: PolicyChartInput, o: PolicyChartOptions = {})
   const xl = f.x(p.controlLimit);
   body.push(el('line', { class: 'control-limit', x1: xl, y1: f.plot.top, x2: xl, y2: f.plot.bottom, stroke: '#c0392b', 'stroke-dasharray': '6 4', 'stroke-width': 1.5, 'data-queue': p.controlLimit }));
   body.push(text(`control limit M = ${p.controlLimit}`, { x: xl + 6, y: f.plot.top + 14, fill: '#c0392b', class: 'control-limit-label' }));
+  const lx = f.plot.right - 250;
+  const ly = f.plot.bottom - 44;
+  body.push(
+    el('g', { class: 'legend', 'font-size': 11, fill: '#333' }, [
+      el('line', { x1: lx, y1: ly, x2: lx + 24, y2: ly, stroke: '#bbb', 'stroke-dasharray': '4 3' }),
+      text('pure control-limit policy, same limit', { x: lx + 30, y: ly + 4 }),
+      el('circle', { cx: lx + 12, cy: ly + 18, r: 3.5, fill: '#e67e22' }),
+      text('state where the policy deviates from it', { x: lx + 30, y: ly + 22 }),
+    ]),
+  );
   return svgDocument(width, height, title, body);
 }
