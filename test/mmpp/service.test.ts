@@ -1,4 +1,10 @@
+import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { validateScenario } from '../../src/model/validate.js';
+import { MmppTablePolicy } from '../../src/sim/mmpp.js';
+import type { SimulationResult } from '../../src/sim/result.js';
+import { simulate } from '../../src/sim/simulate.js';
+import { mmppPolicyFromResult } from '../../src/solve/mmppPolicies.js';
 import type { Scenario } from '../../src/model/scenario.js';
 import { evaluateScenarioPolicy } from '../../src/solve/evaluateScenario.js';
 import { solveScenario } from '../../src/solve/solveScenario.js';
@@ -46,5 +52,22 @@ describe('bursty scenarios over gRPC (real server on 127.0.0.1:0)', () => {
   it('invalid arrival processes are INVALID_ARGUMENT with the field path', async () => {
     const bad = { ...BURSTY, arrivalProcess: { mmpp: { rates: [1000, 3000], generator: [-5, 5, 0, 0] } } };
     await expect(h.client().solve(bad)).rejects.toMatchObject({ field: 'scenario.arrivalProcess.mmpp.generator' });
+  });
+
+  it('Simulate with policy optimal runs the per-phase policy under MMPP arrivals', async () => {
+    type SimulateFn = (req: unknown, md: grpc.Metadata, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r?: SimulationResult) => void) => void;
+    const client = h.client();
+    const raw = client.raw as unknown as { Simulate: SimulateFn };
+    const remote = await new Promise<SimulationResult>((resolve, reject) =>
+      raw.Simulate.call(client.raw, { scenario: BURSTY, policy: 'optimal', requests: 50_000, seed: 4 }, new grpc.Metadata(), {}, (e, r) =>
+        e ? reject(e) : resolve(r as SimulationResult),
+      ),
+    );
+    const solved = mmppPolicyFromResult(await solveScenario(BURSTY), 32)!;
+    expect(solved.phases).toBe(2);
+    const local = simulate(validateScenario(BURSTY).params, new MmppTablePolicy(solved, 'optimal'), { requests: 50_000, seed: 4 });
+    expect(remote.arrivals).toBe('mmpp');
+    expect(remote.averageCost).toBe(local.averageCost);
+    expect(remote.meanBatchSize).toBe(local.meanBatchSize);
   });
 });

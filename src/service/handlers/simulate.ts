@@ -4,6 +4,8 @@ import type { SimulateRequestMessage, SimulateResponse } from '../messages.js';
 import type { UnaryHandler } from '../rpc/context.js';
 import { inField } from '../rpc/errorTable.js';
 import { parseScenario, type ServiceDeps } from './deps.js';
+import type { MmppPolicy } from '../../policy/mmpp/policy.js';
+import { mmppPolicyFromResult } from '../../solve/mmppPolicies.js';
 
 /**
  * Simulate: validates the request (the scenario within the server's limits), gets the
@@ -17,10 +19,10 @@ export function createSimulateHandler(deps: ServiceDeps): UnaryHandler<SimulateR
     const B = call.scenario.params.maxBatchSize;
     ctx.facts.maxBatchSize = B;
     ctx.facts.policyKind = call.spec.kind;
-    let optimal: Policy | undefined;
+    let optimal: Policy | MmppPolicy | undefined;
     if (call.spec.kind === 'optimal') {
       const solved = await deps.coordinator.solve(call.scenario, { signal: ctx.signal, bounded: true });
-      optimal = { actions: Int32Array.from(solved.result.policy.actions), tailBatch: B };
+      optimal = mmppPolicyFromResult(solved.result, B) ?? { actions: Int32Array.from(solved.result.policy.actions), tailBatch: B };
       ctx.facts.cached = solved.cached;
     }
     const result = await deps.pool.submit('simulate', { call, optimal }, { signal: ctx.signal, bounded: true });

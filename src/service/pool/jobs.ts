@@ -8,6 +8,7 @@ import { evaluateScenarioPolicy } from '../../solve/evaluateScenario.js';
 import type { EvaluationResult, SolveResult } from '../../solve/result.js';
 import { solveScenarioDetailed, type WarmStart } from '../../solve/solveScenario.js';
 import type { SolverProgress } from '../../solve/types.js';
+import type { MmppPolicy } from '../../policy/mmpp/policy.js';
 
 /**
  * The work a pool worker can do, one entry per kind. To add a kind (e.g. `simulate`), add
@@ -44,8 +45,8 @@ export interface EvaluateJob {
 
 export interface SimulateJob {
   readonly call: SimulateCall;
-  /** The solved policy when the call asks for `optimal`. */
-  readonly optimal?: Policy;
+  /** The solved policy when the call asks for `optimal` (one table per phase for MMPP arrivals). */
+  readonly optimal?: Policy | MmppPolicy;
 }
 
 export interface JobIo<P> {
