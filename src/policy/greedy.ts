@@ -38,14 +38,16 @@ export function bellmanStep(
       const st = pmfStart[b];
       let nIn = S - j0 + 1;
       if (nIn > pmfLength[b]) nIn = pmfLength[b];
+      // E_b h(s) − h(s) summed as Σ p·(h(j) − h(s)) (the weights sum to 1): differences of
+      // nearby values keep their digits where h itself is large (long queues, big S).
       let acc = 0;
-      for (let i = 0; i < nIn; i++) acc += pmf[st + i] * h[j0 + i];
+      for (let i = 0; i < nIn; i++) acc += pmf[st + i] * (h[j0 + i] - hs);
       const first = tailFirstState[b];
       if (s >= first) {
         const r = (tailStart[b] + s - first) * 3;
-        acc += tailCoef[r] * hS + tailCoef[r + 1] * hS1 + tailCoef[r + 2] * hS2;
+        acc += tailCoef[r] * (hS - hs) + tailCoef[r + 1] * (hS1 - hs) + tailCoef[r + 2] * (hS2 - hs);
       }
-      const v = hold + kappa[b] + (tau / sojourn[b]) * (acc - hs);
+      const v = hold + kappa[b] + (tau / sojourn[b]) * acc;
       if (v < serveValue) {
         serveValue = v;
         serve = b;

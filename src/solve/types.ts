@@ -1,6 +1,10 @@
 import type { CompiledModel } from '../model/compile.js';
 
-export type StopReason = 'converged' | 'max-iterations';
+/**
+ * Why a solve stopped: the bounds met the tolerance; the iteration cap was hit; or the policy
+ * is stable and f64 rounding keeps the (still valid) bounds slightly wider than the tolerance.
+ */
+export type StopReason = 'converged' | 'max-iterations' | 'precision-limit';
 
 /** Sent every `progressEvery` iterations (and at the end). */
 export interface SolverProgress {

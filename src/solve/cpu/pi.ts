@@ -6,6 +6,8 @@ import { Yielder } from '../yield.js';
 import { relativeValueIteration } from './rvi.js';
 
 export const DEFAULT_PI_MAX_ITERATIONS = 500;
+/** RVI sweeps tried after a stable policy whose bounds rounding keeps apart. */
+const FALLBACK_SWEEPS = 200;
 
 /**
  * Policy iteration with exact evaluation of each policy on the banded chain
@@ -55,13 +57,22 @@ export async function policyIteration(model: CompiledModel, opts: SolveOptions):
       return done(next, values, lower, upper, iteration, 'converged');
     }
     if (stable) {
-      // The policy no longer changes but rounding holds the gap open: finish with RVI.
+      // The policy no longer changes but rounding holds the gap open: a few RVI sweeps from the
+      // exact values often close it; if they do not, the gap is at f64's floor for this model
+      // and the bounds, still valid, are returned as they are.
       const rvi = await relativeValueIteration(model, {
         ...opts,
-        maxIterations: opts.maxIterations > 0 ? Math.max(1, opts.maxIterations - iteration) : 0,
+        maxIterations: Math.min(FALLBACK_SWEEPS, opts.maxIterations > 0 ? Math.max(1, opts.maxIterations - iteration) : FALLBACK_SWEEPS),
         warmStart: { values },
       });
-      return { ...rvi, iterations: iteration + rvi.iterations, method: 'policy-iteration+value-iteration' };
+      if (rvi.stopReason === 'converged') {
+        return { ...rvi, iterations: iteration + rvi.iterations, method: 'policy-iteration+value-iteration' };
+      }
+      const tighter = rvi.upper - rvi.lower < upper - lower;
+      return {
+        ...done(next, values, tighter ? rvi.lower : lower, tighter ? rvi.upper : upper, iteration, 'precision-limit'),
+        iterations: iteration + rvi.iterations,
+      };
     }
     [policy, next] = [next, policy];
   }
