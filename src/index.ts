@@ -15,6 +15,7 @@ export { resolveSolver, registerGpuProvider, BackendUnavailableError, cpuSolver,
 export { relativeValueIteration } from './solve/cpu/rvi.js';
 export { policyIteration } from './solve/cpu/pi.js';
 export * from './sim/index.js';
+export * from './plan/index.js';
 export * from './service/index.js';
 // Bursty arrivals: MMPP model, solvers, evaluation, trace fitting, simulation (spec §7, docs/mmpp.md).
 export { makeMmpp, poissonAsMmpp, stationaryVector, type MmppProcess, type ArrivalSource as ArrivalProcessSource } from './model/mmpp/process.js';
