@@ -35,6 +35,12 @@ export interface PlanResult {
   /** The constrained optimum's figures (the mix's when binding). */
   readonly optimum: Figures;
   readonly mix: Mix | null;
+  /**
+   * The mix of the two adjacent frontier vertices themselves (the bracket), switching at their
+   * most visited common state: the same optimum as `mix` (within the resolution), as a
+   * switch between two frontier policies rather than a randomisation in one state.
+   */
+  readonly vertexMix: Mix | null;
   /** The best deterministic policy found that satisfies the target, with its exact figures. */
   readonly deterministic: PlannedPolicy;
   /** The two adjacent frontier vertices around the target and the weight (W/s) at which they tie. */
@@ -67,7 +73,7 @@ export async function planScenario(input: unknown, target: PlanTarget, opts: Pla
 
   const slack = (v: WeightedPolicy): PlanResult => {
     const det = planned(v.policy, v.figures, B);
-    return { target, status: 'slack', optimum: det, mix: null, deterministic: det, bracket: null, limits, solves: ws.solves };
+    return { target, status: 'slack', optimum: det, mix: null, vertexMix: null, deterministic: det, bracket: null, limits, solves: ws.solves };
   };
   // A power budget the least-latency policy already meets: nothing to trade.
   if (!rule.left(latencyEnd.figures)) return slack(latencyEnd);
@@ -97,18 +103,18 @@ export async function planScenario(input: unknown, target: PlanTarget, opts: Pla
   const ec: Evaluated = { policy: c.policy, ev: evaluatePolicy(p, c.policy, { pmfs }) };
   // Intermediates may sit above the tie line by the resolution (vertices it merges) or by rounding.
   const reduced = reduceToSingleState(p, ea, ec, weight, rule.left, 10 * resolution, pmfs);
-  let first = ea;
-  let second = ec;
-  let state = -1;
-  if (reduced && reduced.left.ev.stationary[reduced.state] > 0 && reduced.right.ev.stationary[reduced.state] > 0) {
-    first = reduced.left;
-    second = reduced.right;
-    state = reduced.state;
-  } else {
-    state = commonRecurrentState(p, ea, ec);
-    if (state < 0) throw new Error('the two adjacent frontier policies share no recurrent queue length: they cannot be mixed by switching');
+  const common = commonRecurrentState(p, ea, ec);
+  if (common < 0) throw new Error('the two adjacent frontier policies share no recurrent queue length: they cannot be mixed by switching');
+  const vertexMix = buildMix(p, ea, ec, common, rule.share(ea.ev, ec.ev), pmfs);
+  const single = reduced && reduced.left.ev.stationary[reduced.state] > 0 && reduced.right.ev.stationary[reduced.state] > 0;
+  const mix = single ? buildMix(p, reduced.left, reduced.right, reduced.state, rule.share(reduced.left.ev, reduced.right.ev), pmfs) : vertexMix;
+  // The mixes' figures come from their own embedded chains, not from the formula that chose
+  // their probabilities: they must land on the target (rounding aside), or something is wrong.
+  for (const m of [mix, vertexMix]) {
+    if (Math.abs(rule.metric(m.figures) - rule.bound) > 1e-9 * rule.bound) {
+      throw new Error(`internal: the mix's exact ${rule.metricName} is ${rule.metric(m.figures)}, not the target ${rule.bound}`);
+    }
   }
-  const mix = buildMix(p, first, second, state, rule.share(first.ev, second.ev), pmfs);
   const candidates: Evaluated[] = [ea, ec, ...(reduced ? [reduced.left, reduced.right, ...reduced.evaluated] : [])];
   const best = bestDeterministic(candidates, rule);
   return {
@@ -116,6 +122,7 @@ export async function planScenario(input: unknown, target: PlanTarget, opts: Pla
     status: 'binding',
     optimum: mix.figures,
     mix,
+    vertexMix,
     deterministic: planned(best.policy, best.ev, B),
     bracket: { lower: planned(a.policy, ea.ev, B), upper: planned(c.policy, ec.ev, B), weight },
     limits,
@@ -132,6 +139,10 @@ interface TargetRule {
   readonly progress: WalkProgress;
   /** θ putting the mix of first (left) and second (right) exactly on the target. */
   readonly share: (first: Figures, second: Figures) => number;
+  /** The constrained quantity and its bound. */
+  readonly metric: (f: Figures) => number;
+  readonly metricName: string;
+  readonly bound: number;
 }
 
 function targetRule(target: PlanTarget, bound: PowerBound): TargetRule {
@@ -143,6 +154,9 @@ function targetRule(target: PlanTarget, bound: PowerBound): TargetRule {
       better: (x, y) => x.meanPower < y.meanPower,
       progress: (v) => Math.log(v.figures.meanResponseTime / T),
       share: (f1, f2) => (f2.meanResponseTime - T) / (f2.meanResponseTime - f1.meanResponseTime),
+      metric: (f) => f.meanResponseTime,
+      metricName: 'mean response time',
+      bound: T,
     };
   }
   const W = target.watts;
@@ -152,6 +166,9 @@ function targetRule(target: PlanTarget, bound: PowerBound): TargetRule {
     better: (x, y) => x.meanResponseTime < y.meanResponseTime,
     progress: (v) => Math.log((W - bound.infimum) / (v.figures.meanPower - bound.infimum)),
     share: (f1, f2) => (W - f2.meanPower) / (f1.meanPower - f2.meanPower),
+    metric: (f) => f.meanPower,
+    metricName: 'mean power',
+    bound: W,
   };
 }
 

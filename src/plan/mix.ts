@@ -100,12 +100,25 @@ export function differingStates(a: Policy, b: Policy): number[] {
 
 /** The state recurrent under both with the shortest cycles (most frequent coin tosses), or -1. */
 export function commonRecurrentState(p: ModelParams, a: Evaluated, b: Evaluated): number {
+  // Visit rate of r = ν(r) / Σν·y: one sum per policy, then a scan.
+  const meanSojourn = (e: Evaluated): number => {
+    let sum = 0;
+    for (let s = 0; s < e.ev.stationary.length; s++) {
+      const act = actionAt(e.policy, s);
+      sum += e.ev.stationary[s] * (act === 0 ? 1 / p.arrivalRate : p.meanService[act]);
+    }
+    return sum;
+  };
+  const ya = meanSojourn(a);
+  const yb = meanSojourn(b);
   let best = -1;
   let bestRate = 0;
   const n = Math.min(a.ev.stationary.length, b.ev.stationary.length);
   for (let s = 0; s < n; s++) {
-    if (!(a.ev.stationary[s] > 1e-12 && b.ev.stationary[s] > 1e-12)) continue;
-    const rate = Math.min(1 / cycleTime(p, a.policy, a.ev, s), 1 / cycleTime(p, b.policy, b.ev, s));
+    const na = a.ev.stationary[s];
+    const nb = b.ev.stationary[s];
+    if (!(na > 1e-12 && nb > 1e-12)) continue;
+    const rate = Math.min(na / ya, nb / yb);
     if (rate > bestRate) {
       bestRate = rate;
       best = s;

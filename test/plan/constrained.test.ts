@@ -51,6 +51,12 @@ describe('SLO-constrained solves against the frontier (λ = 1500)', () => {
       expect(rel(m.figures.meanPower, m.timeShare * m.first.meanPower + (1 - m.timeShare) * m.second.meanPower)).toBeLessThan(1e-12);
       expect(m.timeShare).toBeGreaterThan(0);
       expect(m.timeShare).toBeLessThan(1);
+      // The switch between the two bracketing vertices themselves reaches the same optimum.
+      const vm = r.vertexMix!;
+      expect(rel(vm.figures.meanResponseTime, T)).toBeLessThan(1e-12);
+      expect(rel(vm.figures.meanPower, r.optimum.meanPower)).toBeLessThan(DEFAULT_RESOLUTION);
+      expect(vm.first.policy.actions).toEqual(r.bracket!.lower.policy.actions);
+      expect(vm.second.policy.actions).toEqual(r.bracket!.upper.policy.actions);
       // The bracket is a pair of adjacent frontier vertices around T.
       const b = r.bracket!;
       expect(isVertex(f, b.lower) && isVertex(f, b.upper)).toBe(true);
@@ -69,6 +75,7 @@ describe('SLO-constrained solves against the frontier (λ = 1500)', () => {
       const r = await planScenario(specScenario(1500, 1e-4), { kind: 'power', watts: W });
       expect(r.status).toBe('binding');
       expect(rel(r.mix!.figures.meanPower, W)).toBeLessThan(1e-12);
+      expect(rel(r.vertexMix!.figures.meanPower, W)).toBeLessThan(1e-12);
       expect(rel(r.optimum.meanResponseTime, frontierLatencyAt(f, W))).toBeLessThan(DEFAULT_RESOLUTION);
       const d = r.deterministic;
       expect(d.meanPower).toBeLessThanOrEqual(W);
