@@ -11,6 +11,7 @@ import { registerFrontier } from './commands/frontier.js';
 import { registerFleet } from './commands/fleet.js';
 import { registerExport } from './commands/export.js';
 import { registerTrain } from './commands/train.js';
+import { registerWorker } from './commands/worker.js';
 
 /** Exit codes: 0 ok, 1 failure, 2 bad input. */
 export const EXIT_BAD_INPUT = 2;
@@ -35,6 +36,7 @@ export function buildProgram(): Command {
   registerFleet(program);
   registerExport(program);
   registerTrain(program);
+  registerWorker(program);
   return program;
 }
 

@@ -19,6 +19,7 @@ import { Terminator } from './rpc/terminator.js';
 import { SolveCoordinator } from './solving/coordinator.js';
 import { ConfigError, serverCredentials, type ServerTls } from './tls.js';
 import { releaseGpuIfOpen } from '../solve/gpu/lifecycle.js';
+import { RedisBatchExecutor, type RedisExecutorOptions } from '../scaleout/redisExecutor.js';
 
 export interface ServerOptions {
   /** Default 127.0.0.1. Plaintext is refused on a non-loopback host unless `insecure`. */
@@ -47,11 +48,17 @@ export interface ServerOptions {
   readonly batchExecutors?: () => readonly BatchExecutor[];
   /** Also export Node process metrics (default true). */
   readonly processMetrics?: boolean;
+  /** Scale-out (`serve --redis`): SolveBatch goes to `batchwise worker` processes through this Redis (see docs/scaleout.md). */
+  readonly redis?: string;
+  /** Tuning of the Redis executor (chunk size, timeouts, shared cache TTL and bound). */
+  readonly scaleout?: Partial<Omit<RedisExecutorOptions, 'redisUrl' | 'log' | 'registry'>>;
 }
 
 /** A running service: gRPC (BatchingPolicy, health, reflection) plus optional metrics over HTTP. */
 export class BatchwiseServer {
   private shuttingDown: Promise<void> | undefined;
+  /** The Redis executor when started with `redis`; closed last on shutdown. */
+  private scaleout: RedisBatchExecutor | undefined;
 
   private constructor(
     readonly grpcServer: grpc.Server,
@@ -93,13 +100,17 @@ export class BatchwiseServer {
     pool.onJobEnd((e) => metrics.onJobEnd(e));
     const cache = new SolutionCache(opts.cacheSize ?? 1024, opts.cacheMaxBytes);
     const coordinator = new SolveCoordinator(pool, cache, limits.maxStates, metrics);
+    const scaleout = opts.redis
+      ? new RedisBatchExecutor({ maxStates: limits.maxStates, ...opts.scaleout, redisUrl: opts.redis, log, registry: metrics.registry })
+      : undefined;
+    const executors = opts.batchExecutors ?? defaultExecutors();
     const deps: ServiceDeps = {
       limits,
       pool,
       cache,
       coordinator,
       cpuBatchExecutor: new CpuBatchExecutor(coordinator, () => pool.stats().size),
-      batchExecutors: opts.batchExecutors ?? defaultExecutors(),
+      batchExecutors: scaleout ? () => [scaleout, ...executors()] : executors,
       progressIntervalMs: opts.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS,
     };
     const terminator = new Terminator();
@@ -128,10 +139,13 @@ export class BatchwiseServer {
     } catch (e) {
       server.forceShutdown();
       await pool.close();
+      await scaleout?.close();
       throw e;
     }
     log.info({ address: `${host}:${port}`, tls: opts.tls ? (opts.tls.clientCa ? 'mutual' : 'server') : 'off', metricsPort, limits }, 'batchwise serving');
-    return new BatchwiseServer(server, port, host, metrics, metricsPort, metricsServer, pool, cache, health, terminator, log, opts.shutdownGraceMs ?? 10_000);
+    const running = new BatchwiseServer(server, port, host, metrics, metricsPort, metricsServer, pool, cache, health, terminator, log, opts.shutdownGraceMs ?? 10_000);
+    running.scaleout = scaleout;
+    return running;
   }
 
   /**
@@ -158,6 +172,7 @@ export class BatchwiseServer {
     await closed;
     clearTimeout(force);
     await this.pool.close();
+    await this.scaleout?.close();
     await releaseGpuIfOpen(); // destroy the WebGPU device, if a GPU solve opened one
     if (this.metricsServer) await new Promise<void>((r) => this.metricsServer!.close(() => r()));
     this.log.info({ runningAtStart: running, aborted: this.terminator.isTerminated, durationMs: Math.round(performance.now() - started) }, 'batchwise stopped');

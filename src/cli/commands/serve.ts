@@ -23,6 +23,8 @@ interface ServeOptions {
   progressIntervalMs: number;
   shutdownGraceMs: number;
   logLevel: Level;
+  redis?: string;
+  redisNamespace?: string;
 }
 
 const int = (min: number, max: number) => (v: string): number => {
@@ -55,6 +57,8 @@ export function registerServe(program: Command): void {
     .addOption(opt('--cache-size <n>', 'solutions kept for cache hits and warm starts', 'BATCHWISE_CACHE_SIZE').argParser(int(0, 10_000_000)).default(1024))
     .addOption(opt('--progress-interval-ms <ms>', 'default least time between Solve progress updates', 'BATCHWISE_PROGRESS_INTERVAL_MS').argParser(int(10, 3_600_000)).default(100))
     .addOption(opt('--shutdown-grace-ms <ms>', 'on SIGTERM, how long running calls may finish before they are aborted', 'BATCHWISE_SHUTDOWN_GRACE_MS').argParser(int(0, 3_600_000)).default(10_000))
+    .addOption(opt('--redis <url>', 'scale out: SolveBatch runs on `batchwise worker` processes through this Redis (redis://HOST:PORT)', 'BATCHWISE_REDIS'))
+    .addOption(opt('--redis-namespace <ns>', 'Redis key namespace shared with the workers (default batchwise)', 'BATCHWISE_REDIS_NAMESPACE'))
     .addOption(opt('--log-level <level>', 'pino log level', 'BATCHWISE_LOG_LEVEL').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'))
     .action(async (o: ServeOptions) => {
       const server = await start(o);
@@ -93,6 +97,7 @@ async function start(o: ServeOptions): Promise<BatchwiseServer> {
       progressIntervalMs: o.progressIntervalMs,
       shutdownGraceMs: o.shutdownGraceMs,
       logger: pino({ name: 'batchwise', level: o.logLevel }),
+      ...(o.redis ? { redis: o.redis, scaleout: o.redisNamespace ? { namespace: o.redisNamespace } : {} } : {}),
     });
   } catch (e) {
     if (e instanceof ConfigError) throw new InvalidArgumentError(e.message);

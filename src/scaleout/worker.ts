@@ -1,0 +1,115 @@
+import { Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { shapeKey } from '../service/cache/canonical.js';
+import { SolutionCache } from '../service/cache/solutionCache.js';
+import { parseScenario } from '../service/handlers/deps.js';
+import { DEFAULT_LIMITS } from '../service/config.js';
+import { WorkerPool } from '../service/pool/workerPool.js';
+import { SolveCoordinator } from '../service/solving/coordinator.js';
+import type { ValidatedScenario } from '../model/scenario.js';
+import { BATCH_KEY_TTL_S, DEFAULT_NAMESPACE, QUEUE_NAME, WRITE_ONCE_LUA, encode, keys, toWireError, type ChunkJob, type WireOutcome } from './protocol.js';
+import { closeRedis, connectRedis } from './redis.js';
+import { SharedResultCache } from './sharedCache.js';
+
+export interface ChunkWorkerOptions {
+  readonly redisUrl: string;
+  /** Chunks solved at once = solver threads (default 1; run more processes for more machines). */
+  readonly concurrency?: number;
+  /** BullMQ lock: a chunk whose worker stops renewing it for this long is run again (default 30 s). */
+  readonly lockDurationMs?: number;
+  /** How often this worker looks for chunks whose lock expired (default lockDuration / 2). */
+  readonly stalledIntervalMs?: number;
+  /** Times a chunk may be picked up again after a stall before BullMQ fails it (default 5). */
+  readonly maxStalledCount?: number;
+  /** Key namespace shared with the servers (default `batchwise`). */
+  readonly namespace?: string;
+  readonly log: Logger;
+}
+
+export interface ChunkWorker {
+  readonly chunksDone: () => number;
+  close(): Promise<void>;
+}
+
+/**
+ * `batchwise worker`: pulls chunks from the queue and solves them on a local thread pool, in
+ * chunk order so each scenario starts from its neighbour. Each outcome is written once under
+ * its index (HSETNX) and announced; a chunk run again after a stall skips what is written.
+ */
+export async function startChunkWorker(opts: ChunkWorkerOptions): Promise<ChunkWorker> {
+  const concurrency = Math.max(1, opts.concurrency ?? 1);
+  const log = opts.log;
+  const ns = opts.namespace ?? DEFAULT_NAMESPACE;
+  const redis = connectRedis(opts.redisUrl, (e) => log.debug({ err: e.message }, 'redis connection error'));
+  const pool = new WorkerPool({ size: concurrency, maxQueued: 1_000_000 });
+  await pool.ready();
+  const local = new SolutionCache(256);
+  const coordinator = new SolveCoordinator(pool, local, DEFAULT_LIMITS.maxStates, { onCache: () => {}, onShared: () => {}, onSolved: () => {} });
+  const shared = new SharedResultCache(redis, { namespace: ns });
+  redis.defineCommand('writeOnce', { numberOfKeys: 2, lua: WRITE_ONCE_LUA });
+  const writeOnce = (batchId: string, index: number, o: WireOutcome): Promise<unknown> =>
+    (redis as Redis & { writeOnce(a: string, b: string, i: number, v: Buffer, ttl: number): Promise<number> }).writeOnce(
+      keys.results(ns, batchId),
+      keys.done(ns, batchId),
+      index,
+      encode(o),
+      BATCH_KEY_TTL_S,
+    );
+  let chunksDone = 0;
+
+  const process = async (job: Job<ChunkJob>): Promise<void> => {
+    const c = job.data;
+    const retry = (job.stalledCounter ?? 0) > 0 || job.attemptsMade > 0;
+    let prev: { scenario: ValidatedScenario; warm: { values: Float64Array; policy: Int32Array } } | undefined;
+    for (const item of c.items) {
+      // Cancelled batch: leave the rest. Already written (a retried chunk): skip the solve.
+      const [cancelled, written] = await Promise.all([redis.exists(keys.cancelled(ns, c.batchId)), redis.hexists(keys.results(ns, c.batchId), String(item.index))]);
+      if (cancelled) return;
+      if (written) {
+        prev = undefined;
+        continue;
+      }
+      let outcome: WireOutcome;
+      try {
+        const scenario = parseScenario(item.input, { ...DEFAULT_LIMITS, maxStates: c.maxStates });
+        const fromPrev = prev && shapeKey(prev.scenario) === shapeKey(scenario) ? prev.warm : undefined;
+        const o = await coordinator.solve(scenario, { signal: new AbortController().signal, warmStart: !c.warmStarts ? 'none' : fromPrev, bounded: false });
+        prev = { scenario, warm: o.warmStart };
+        outcome = { ok: true, result: o.result, warmStart: o.warmStart, warmStarted: o.warmStarted, retry };
+        await shared.store(item.key, { result: o.result, warmStart: o.warmStart }).catch((e: unknown) => log.warn({ err: String(e) }, 'shared cache write failed'));
+      } catch (e) {
+        prev = undefined;
+        outcome = { ok: false, error: toWireError(e), retry };
+      }
+      await writeOnce(c.batchId, item.index, outcome);
+    }
+    chunksDone++;
+  };
+
+  // BullMQ blocks on its own connection; it does not close one it was given, so we do.
+  const blocking = connectRedis(opts.redisUrl, () => {});
+  const worker = new Worker<ChunkJob>(QUEUE_NAME, process, {
+    connection: blocking,
+    prefix: ns,
+    concurrency,
+    lockDuration: opts.lockDurationMs ?? 30_000,
+    ...(opts.stalledIntervalMs !== undefined ? { stalledInterval: opts.stalledIntervalMs } : {}),
+    maxStalledCount: opts.maxStalledCount ?? 5,
+    removeOnComplete: { count: 1000 },
+    removeOnFail: { count: 1000 },
+  });
+  worker.on('error', (e) => log.warn({ err: e.message }, 'bullmq worker error'));
+  worker.on('stalled', (id) => log.warn({ jobId: id }, 'chunk stalled; it goes back to the queue'));
+  await worker.waitUntilReady();
+  log.info({ queue: QUEUE_NAME, concurrency }, 'batchwise worker ready');
+  return {
+    chunksDone: () => chunksDone,
+    async close() {
+      await worker.close();
+      await pool.close();
+      await closeRedis(blocking);
+      await closeRedis(redis);
+    },
+  };
+}

@@ -1,0 +1,81 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+
+/**
+ * The Redis the scale-out tests run against: BATCHWISE_TEST_REDIS (e.g. redis://127.0.0.1:6390,
+ * which .ci/run starts). Unset: the tests skip, saying why. Set but down: they fail.
+ */
+export const REDIS_URL = process.env.BATCHWISE_TEST_REDIS;
+export const SKIP_REASON = 'BATCHWISE_TEST_REDIS is unset (e.g. redis://127.0.0.1:6390); the scale-out tests need a real Redis';
+
+/** A namespace of its own per test, so test files running at once never share a queue or cache. */
+export const freshNamespace = (): string => `bwtest-${randomUUID().slice(0, 8)}`;
+
+export function redisClient(): Redis {
+  return new Redis(REDIS_URL!, { maxRetriesPerRequest: 1, connectTimeout: 2000 });
+}
+
+export interface WorkerProcess {
+  readonly proc: ChildProcess;
+  /** Resolves once the worker logged "ready". */
+  readonly ready: Promise<void>;
+  stop(): Promise<void>;
+}
+
+const CLI = ['--import', 'tsx', 'src/cli/bin.ts'];
+
+/** A real `batchwise worker` process (from sources, as the CLI tests run it). */
+export function spawnWorker(namespace: string, extra: string[] = []): WorkerProcess {
+  const proc = spawn(process.execPath, [...CLI, 'worker', '--redis', REDIS_URL!, '--namespace', namespace, ...extra], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  const ready = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`worker not ready in 120 s: ${out}`)), 120_000);
+    proc.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('batchwise worker ready')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`worker exited (${code}) before ready: ${out}`));
+    });
+  });
+  ready.catch(() => undefined);
+  return {
+    proc,
+    ready,
+    async stop() {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      const exited = new Promise<void>((r) => proc.once('exit', () => r()));
+      proc.kill('SIGTERM');
+      const t = setTimeout(() => proc.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(t);
+    },
+  };
+}
+
+/** Polls until `check` holds, at most `ms`; false if it never did. */
+export async function eventually(check: () => Promise<boolean>, ms: number, everyMs = 100): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await check()) return true;
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  return check();
+}
+
+/** Deletes every key of a namespace (SCAN, so it never blocks Redis long). */
+export async function dropNamespace(redis: Redis, namespace: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, found] = await redis.scan(cursor, 'MATCH', `${namespace}:*`, 'COUNT', 1000);
+    cursor = next;
+    if (found.length) await redis.del(...found);
+  } while (cursor !== '0');
+}
