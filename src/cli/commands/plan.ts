@@ -93,6 +93,13 @@ export function formatPlan(r: PlanResult, B: number): string[] {
       `    ${figuresLine(r.deterministic)}`,
     );
   }
+  const v = r.vertexMix;
+  if (v && m && (v.state !== m.state || v.kind !== m.kind)) {
+    out.push(
+      `  Or alternate the two frontier vertices below: each time the queue length is ${v.state}, follow the first with probability ` +
+        `${v.probability.toFixed(6)} until it is ${v.state} again, else the second (time share ${v.timeShare.toFixed(6)}; E[P] ${formatPower(v.figures.meanPower)}, E[R] ${formatDuration(v.figures.meanResponseTime)}).`,
+    );
+  }
   if (r.bracket) {
     const b = r.bracket;
     out.push(
