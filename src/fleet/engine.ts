@@ -94,6 +94,8 @@ export function runFleetEngine(f: FleetParams, policies: readonly (readonly SimP
   const batchMask = new Int32Array(N); // classes in the running batch
   const lastT = new Float64Array(N);
   const lastCls = new Int32Array(N);
+  const lastSize = new Int32Array(N);
+  const lastStart = new Float64Array(N).fill(-1);
   const otherBusy = new Float64Array(N * C); // per (a, c): busy time with batches lacking c
   const waiting = new Float64Array(N);
   let now = 0;
@@ -288,6 +290,8 @@ export function runFleetEngine(f: FleetParams, policies: readonly (readonly SimP
     batchMask[a] = mask;
     lastT[a] = T;
     lastCls[a] = cls;
+    lastSize[a] = size;
+    lastStart[a] = measuring ? now : -1;
     doneAt[a] = done;
     return true;
   };
@@ -327,6 +331,16 @@ export function runFleetEngine(f: FleetParams, policies: readonly (readonly SimP
     if (served >= nextCheck) {
       nextCheck = served + (1 << 16);
       throwIfAborted(o.signal);
+    }
+  }
+  // Batches still running at the stop were counted whole; keep only their part inside the
+  // window, so utilisation and power cover exactly the window. (With one accelerator the run
+  // stops at its idle decision epoch, so nothing changes and it still matches src/sim.)
+  for (let a = 0; a < N; a++) {
+    if (started && doneAt[a] > now && lastStart[a] >= windowStart) {
+      const over = doneAt[a] - now;
+      accBusy[a] -= over;
+      accEnergy[a] -= f.kinds[kindOf[a]].busyPower[lastSize[a]] * over;
     }
   }
   return {

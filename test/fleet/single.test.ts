@@ -39,6 +39,11 @@ describe('N identical accelerators under a random router are N queues at λ/N', 
     const c = r.classes[0];
     expect(Math.abs(c.meanResponseTime - exact.meanResponseTime)).toBeLessThan(c.meanResponseCi ?? 0);
     expect(Math.abs(r.meanPower - N * exact.meanPower)).toBeLessThan(r.meanPowerCi ?? 0);
-    for (const a of r.accelerators) expect(a.throughput).toBeGreaterThan((0.97 * total) / N);
+    for (const a of r.accelerators) {
+      expect(a.throughput).toBeGreaterThan((0.97 * total) / N);
+      // Batches still running at the stop count only inside the window.
+      expect(a.utilization).toBeLessThanOrEqual(1);
+      expect(Math.abs(a.utilization - exact.utilization)).toBeLessThan(0.02);
+    }
   });
 });
