@@ -45,17 +45,19 @@ export function mmppBellmanStep(
         const pBase = pmfStart[b] + j * L * M;
         const hBase = j0 * M;
         const len = nIn * M;
+        // E_b h − h(x) summed as Σ p·(h(y) − h(x)) (each row sums to 1): differences of nearby
+        // values keep their digits where h itself is large (long queues, big S).
         let acc = 0;
-        for (let e = 0; e < len; e++) acc += pmf[pBase + e] * h[hBase + e];
+        for (let e = 0; e < len; e++) acc += pmf[pBase + e] * (h[hBase + e] - hx);
         const first = tailFirstState[b];
         if (s >= first) {
           const r = ((tailStart[b] + s - first) * M + j) * M * 3;
           for (let jj = 0; jj < M; jj++) {
             const c = r + jj * 3;
-            acc += tailCoef[c] * h[topS + jj] + tailCoef[c + 1] * h[top1 + jj] + tailCoef[c + 2] * h[top2 + jj];
+            acc += tailCoef[c] * (h[topS + jj] - hx) + tailCoef[c + 1] * (h[top1 + jj] - hx) + tailCoef[c + 2] * (h[top2 + jj] - hx);
           }
         }
-        const v = hold + kappa[b * M + j] + (tau / sojourn[b]) * (acc - hx);
+        const v = hold + kappa[b * M + j] + (tau / sojourn[b]) * acc;
         if (v < best) {
           best = v;
           arg = b;

@@ -14,11 +14,12 @@ import { DEFAULT_PI_MAX_ITERATIONS } from './pi.js';
  * the policy no longer changes, it finishes with RVI from the last values.
  */
 /**
- * Sweeps of the RVI finish at most: with thousands of levels (long bursts above capacity) the
- * relative values carry rounding noise near 1e-7 of g, which no number of sweeps removes; the
- * solve then ends with stopReason 'max-iterations' and the interval it reached.
+ * RVI sweeps tried after a stable policy whose bounds rounding keeps apart. With thousands of
+ * levels (long bursts above capacity) the relative values carry rounding noise that no number
+ * of sweeps removes; the solve then ends with stopReason 'precision-limit' and the (still valid)
+ * interval it reached, as the Poisson policy iteration does.
  */
-export const MMPP_FALLBACK_SWEEPS = 2000;
+export const MMPP_FALLBACK_SWEEPS = 200;
 
 export async function mmppPolicyIteration(model: CompiledMmppModel, opts: SolveOptions): Promise<SolverOutput> {
   const { S, B, M } = model;
@@ -60,10 +61,17 @@ export async function mmppPolicyIteration(model: CompiledMmppModel, opts: SolveO
     if (stable) {
       const rvi = await mmppRelativeValueIteration(model, {
         ...opts,
-        maxIterations: opts.maxIterations > 0 ? Math.max(1, opts.maxIterations - iteration) : MMPP_FALLBACK_SWEEPS,
+        maxIterations: Math.min(MMPP_FALLBACK_SWEEPS, opts.maxIterations > 0 ? Math.max(1, opts.maxIterations - iteration) : MMPP_FALLBACK_SWEEPS),
         warmStart: { values },
       });
-      return { ...rvi, iterations: iteration + rvi.iterations, method: 'policy-iteration+value-iteration' };
+      if (rvi.stopReason === 'converged') {
+        return { ...rvi, iterations: iteration + rvi.iterations, method: 'policy-iteration+value-iteration' };
+      }
+      const tighter = rvi.upper - rvi.lower < upper - lower;
+      return {
+        ...output(next, values, tighter ? rvi.lower : lower, tighter ? rvi.upper : upper, iteration, 'precision-limit'),
+        iterations: iteration + rvi.iterations,
+      };
     }
     [policy, next] = [next, policy];
   }
