@@ -44,9 +44,16 @@ function figures(r: EvaluationResult): string[] {
 
 export function formatSolve(r: SolveResult, B: number): string {
   const s = r.solver;
+  // Bursty arrivals (spec §7): one control limit and table per arrival phase.
+  const policyLines = r.policy.phases
+    ? r.policy.phases.flatMap((p) => [
+        `phase ${p.phase} (λ = ${p.rate.toPrecision(6)} /s, ${(100 * p.probability).toFixed(1)} % of the time):`,
+        ...describePolicy(p, B).map((l) => `  ${l}`),
+      ])
+    : describePolicy(r.policy, B);
   const out = [
     'Optimal policy:',
-    ...describePolicy(r.policy, B).map((l) => `  ${l}`),
+    ...policyLines.map((l) => `  ${l}`),
     `Average cost g = ${r.averageCost.toPrecision(12)}  (certified optimum in [${r.averageCostLower.toPrecision(12)}, ${r.averageCostUpper.toPrecision(12)}])`,
     ...figures(r),
     `Solver: ${s.backend}${s.adapter ? ` (${s.adapter})` : ''}, ${s.method}, S = ${s.maxQueue} (${s.states} states), ` +
