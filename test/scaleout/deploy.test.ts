@@ -1,0 +1,87 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
+import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
+import { Service } from 'kubernetes-models/v1/Service';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { checkHealth } from '../../src/scaleout/healthcheck.js';
+import { startHarness, type Harness } from '../service/support/harness.js';
+
+/** Every object in deploy/kubernetes, validated offline against the Kubernetes schemas (kubernetes-models). */
+const DIR = 'deploy/kubernetes';
+type Obj = { apiVersion: string; kind: string; metadata: { name: string }; spec: Record<string, unknown> };
+const objects: Obj[] = readdirSync(DIR)
+  .filter((f) => f.endsWith('.yaml'))
+  .flatMap((f) => parseAllDocuments(readFileSync(`${DIR}/${f}`, 'utf8')).map((d) => d.toJS() as Obj));
+
+const MODELS: Record<string, new (o: never) => { validate(): void }> = {
+  'apps/v1/Deployment': Deployment,
+  'v1/Service': Service,
+  'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler,
+};
+
+const find = (kind: string, name: string): Obj => {
+  const o = objects.find((x) => x.kind === kind && x.metadata.name === name);
+  if (!o) throw new Error(`${kind}/${name} missing from ${DIR}`);
+  return o;
+};
+
+type Pod = { securityContext?: { runAsNonRoot?: boolean }; containers: Array<{ args?: string[]; env?: Array<{ name: string; value: string }>; readinessProbe?: { grpc?: { port: number } }; livenessProbe?: { grpc?: { port: number } } }> };
+const podOf = (d: Obj): Pod => (d.spec as { template: { spec: Pod } }).template.spec;
+
+describe('deployment manifests', () => {
+  it('every object passes its Kubernetes schema', () => {
+    expect(objects.length).toBeGreaterThanOrEqual(6);
+    for (const o of objects) {
+      const Model = MODELS[`${o.apiVersion}/${o.kind}`];
+      expect(Model, `${o.apiVersion} ${o.kind} has no validator here`).toBeDefined();
+      expect(() => new Model(o as never).validate(), `${o.kind}/${o.metadata.name}`).not.toThrow();
+    }
+  });
+
+  it('the schema check is real: a broken object fails it', () => {
+    const broken = structuredClone(find('Deployment', 'batchwise-server')) as Obj;
+    (podOf(broken).containers[0] as unknown as { ports: unknown }).ports = [{ containerPort: 'grpc-port' }];
+    expect(() => new Deployment(broken as never).validate()).toThrow(/containerPort/);
+  });
+
+  it('server and workers run non-root, reach the Redis Service, and the server is probed over gRPC health', () => {
+    const redisService = find('Service', 'batchwise-redis');
+    const redisPort = (redisService.spec.ports as Array<{ port: number }>)[0].port;
+    const server = find('Deployment', 'batchwise-server');
+    const worker = find('Deployment', 'batchwise-worker');
+    for (const d of [server, worker]) {
+      const pod = podOf(d);
+      expect(pod.securityContext?.runAsNonRoot).toBe(true);
+      expect(pod.containers[0].env?.find((e) => e.name === 'BATCHWISE_REDIS')?.value).toBe(`redis://batchwise-redis:${redisPort}`);
+    }
+    const c = podOf(server).containers[0];
+    expect(c.args?.[0]).toBe('serve');
+    expect(c.readinessProbe?.grpc?.port).toBe(50051);
+    expect(c.livenessProbe?.grpc?.port).toBe(50051);
+    expect(podOf(worker).containers[0].args?.[0]).toBe('worker');
+    const hpa = find('HorizontalPodAutoscaler', 'batchwise-worker');
+    expect(hpa.spec.scaleTargetRef).toMatchObject({ kind: 'Deployment', name: 'batchwise-worker' });
+    expect(JSON.stringify(hpa.spec.metrics)).toContain('batchwise_queue_depth');
+  });
+
+  it('the Dockerfile is multi-stage, runs as a non-root user, and its healthcheck uses gRPC health', () => {
+    const text = readFileSync('Dockerfile', 'utf8');
+    expect(text.match(/^FROM /gm)!.length).toBeGreaterThanOrEqual(2);
+    expect(text).toMatch(/^USER node$/m);
+    expect(text).toMatch(/^HEALTHCHECK[\s\S]*dist\/src\/scaleout\/healthcheck\.js/m);
+  });
+});
+
+describe('container healthcheck', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ limits: { maxConcurrentSolves: 1 } });
+  });
+  afterAll(async () => h?.close());
+
+  it('reports SERVING for a running server and fails for a closed port', async () => {
+    expect(await checkHealth(h.server.address)).toBe('SERVING');
+    await expect(checkHealth('127.0.0.1:1', 1000)).rejects.toThrow();
+  });
+});
