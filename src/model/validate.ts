@@ -206,7 +206,15 @@ export function validateScenario(input: unknown): ValidatedScenario {
   const busyPower = perBatch(pw, 'power', 'busyLinear', 'busyTable', B, { min: 0, max: LIMITS.maxWatts }, 'W');
 
   const obj = object(input, 'objective', 'objective', ['latencyWeight', 'powerWeight']);
+  // A zero latency weight makes the problem degenerate: waiting costs nothing, so every policy
+  // that waits longer ties on power and the optimum is not determined.
   const latencyWeight = optionalNumber(obj, 'latencyWeight', 'objective.latencyWeight', { min: 0, max: LIMITS.maxWeight }, 0);
+  if (latencyWeight === 0 && !(obj.powerWeight === undefined || obj.powerWeight === null || obj.powerWeight === 0)) {
+    throw new ScenarioError(
+      'objective.latencyWeight',
+      'must be > 0: with no cost on latency, waiting longer is free and the optimal policy is not determined (to minimise power, give a small latencyWeight)',
+    );
+  }
   const powerWeight = optionalNumber(obj, 'powerWeight', 'objective.powerWeight', { min: 0, max: LIMITS.maxWeight }, 0);
   if (latencyWeight === 0 && powerWeight === 0) {
     throw new ScenarioError('objective', 'latencyWeight and powerWeight are both 0: at least one must be > 0');

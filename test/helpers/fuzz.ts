@@ -51,7 +51,7 @@ export interface FuzzTally {
  * tail mass below 1e-9. A valid scenario may be refused only by a documented bound
  * (LimitError on arrivalRate: too close to capacity for the state bound).
  */
-export async function fuzz(seed: number, count: number, shape: { maxB: number; rhoMax: number }): Promise<FuzzTally> {
+export async function fuzz(seed: number, count: number, shape: { maxB: number; rhoMax: number; cvMax?: number }): Promise<FuzzTally> {
   const r = rng(seed);
   const tally: FuzzTally = { valid: 0, refused: 0, limited: 0 };
   for (let i = 0; i < count; i++) {

@@ -2,7 +2,7 @@ import type { Scenario } from '../../src/model/scenario.js';
 import { logUniform, pick } from './random.js';
 
 /** A random valid scenario: any scale of time, all distributions, linear or table inputs, load up to ρmax. */
-export function randomScenario(r: () => number, opts: { maxB?: number; rhoMax?: number } = {}): Scenario {
+export function randomScenario(r: () => number, opts: { maxB?: number; rhoMax?: number; cvMax?: number } = {}): Scenario {
   const maxB = opts.maxB ?? 16;
   const B = r() < 0.8 ? 1 + Math.floor(r() * Math.min(maxB, 16)) : 1 + Math.floor(r() * maxB);
   const scale = logUniform(r, 1e-6, 1e3); // seconds per batch, anywhere from µs to a quarter hour
@@ -24,16 +24,16 @@ export function randomScenario(r: () => number, opts: { maxB?: number; rhoMax?: 
   const distribution = pick(r, ['DETERMINISTIC', 'EXPONENTIAL', 'GAMMA'] as const);
   const busyBase = 50 * r();
   const busyPer = 5 * r();
-  const latencyWeight = r() < 0.1 ? 0 : logUniform(r, 0.1, 10);
+  const latencyWeight = logUniform(r, 1e-3, 10);
   // Power weight such that w_pow·P is comparable to w_lat·l, or zero.
-  const powerWeight = r() < 0.2 && latencyWeight > 0 ? 0 : logUniform(r, 1e-4, 10) * (scale / Math.max(busyBase + busyPer * B, 1));
+  const powerWeight = r() < 0.2 ? 0 : logUniform(r, 1e-4, 10) * (scale / Math.max(busyBase + busyPer * B, 1));
   return {
     arrivalRate: rho * capacity,
     maxBatchSize: B,
     serviceTime: {
       ...(useTable ? { table: { values: table } } : { linear: { perItem, base: lB === 0 ? scale : base } }),
       distribution,
-      ...(distribution === 'GAMMA' ? { cv: logUniform(r, 0.05, 2.5) } : {}),
+      ...(distribution === 'GAMMA' ? { cv: logUniform(r, 0.05, opts.cvMax ?? 2.5) } : {}),
     },
     power: {
       idleWatts: 40 * r(),
@@ -41,6 +41,6 @@ export function randomScenario(r: () => number, opts: { maxB?: number; rhoMax?: 
         ? { busyTable: { values: Array.from({ length: B }, (_, i) => busyBase + busyPer * (i + 1) * (0.5 + r())) } }
         : { busyLinear: { perItem: busyPer, base: busyBase } }),
     },
-    objective: { latencyWeight, powerWeight: latencyWeight === 0 && powerWeight === 0 ? 1 : powerWeight },
+    objective: { latencyWeight, powerWeight },
   };
 }

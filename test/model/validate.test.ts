@@ -59,6 +59,7 @@ describe('scenario validation names the field and the bound', () => {
     ['power.busyLinear', undefined, 'power.busyLinear', /required.*busyTable/],
     ['objective', undefined, 'objective', /required/],
     ['objective.latencyWeight', -1, 'objective.latencyWeight', /≥ 0/],
+    ['objective.latencyWeight', 0, 'objective.latencyWeight', /must be > 0: with no cost on latency/],
     ['objective.powerWeight', Number.POSITIVE_INFINITY, 'objective.powerWeight', /finite/],
     ['solver.tolerance', -1e-9, 'solver.tolerance', /≥ 0/],
     ['solver.tolerance', 0.5, 'solver.tolerance', /≤ 0.01/],
