@@ -86,8 +86,10 @@ export function fromWireError(w: WireError): Error {
 /**
  * Writes one outcome if its index has none yet, and only then announces it: a chunk run twice
  * (a worker killed mid-chunk, its lock expired) neither overwrites nor re-announces an index.
+ * Returns -1 when the batch was cancelled (KEYS[3] exists): the worker leaves the chunk.
  */
 export const WRITE_ONCE_LUA = `
+if redis.call('EXISTS', KEYS[3]) == 1 then return -1 end
 if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 1 then
   redis.call('RPUSH', KEYS[2], ARGV[1])
   redis.call('EXPIRE', KEYS[1], ARGV[3])

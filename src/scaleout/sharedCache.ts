@@ -76,6 +76,11 @@ export class SharedResultCache {
     return out;
   }
 
+  /** The store as a command for a pipeline (one round trip with the result write). */
+  storeArgs(canonical: string, entry: SharedEntry): [string, number, string, string, Buffer, number, number, string, number, string] {
+    return [STORE_LUA, 2, this.prefix + canonical, this.index, serialize(entry), this.ttlMs, Date.now(), canonical, this.maxEntries, this.prefix];
+  }
+
   async store(canonical: string, entry: SharedEntry): Promise<void> {
     await withTimeout(
       this.redis.eval(STORE_LUA, 2, this.prefix + canonical, this.index, serialize(entry), this.ttlMs, Date.now(), canonical, this.maxEntries, this.prefix),

@@ -1,5 +1,4 @@
 import { Worker, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { shapeKey } from '../service/cache/canonical.js';
 import { SolutionCache } from '../service/cache/solutionCache.js';
@@ -47,42 +46,39 @@ export async function startChunkWorker(opts: ChunkWorkerOptions): Promise<ChunkW
   const local = new SolutionCache(256);
   const coordinator = new SolveCoordinator(pool, local, DEFAULT_LIMITS.maxStates, { onCache: () => {}, onShared: () => {}, onSolved: () => {} });
   const shared = new SharedResultCache(redis, { namespace: ns });
-  redis.defineCommand('writeOnce', { numberOfKeys: 2, lua: WRITE_ONCE_LUA });
-  const writeOnce = (batchId: string, index: number, o: WireOutcome): Promise<unknown> =>
-    (redis as Redis & { writeOnce(a: string, b: string, i: number, v: Buffer, ttl: number): Promise<number> }).writeOnce(
-      keys.results(ns, batchId),
-      keys.done(ns, batchId),
-      index,
-      encode(o),
-      BATCH_KEY_TTL_S,
-    );
   let chunksDone = 0;
 
   const process = async (job: Job<ChunkJob>): Promise<void> => {
     const c = job.data;
     const retry = (job.stalledCounter ?? 0) > 0 || job.attemptsMade > 0;
     let prev: { scenario: ValidatedScenario; warm: { values: Float64Array; policy: Int32Array } } | undefined;
-    for (const item of c.items) {
-      // Cancelled batch: leave the rest. Already written (a retried chunk): skip the solve.
-      const [cancelled, written] = await Promise.all([redis.exists(keys.cancelled(ns, c.batchId)), redis.hexists(keys.results(ns, c.batchId), String(item.index))]);
-      if (cancelled) return;
-      if (written) {
+    // One round trip for what a retried chunk already wrote, then one per scenario (result,
+    // announcement, shared-cache entry and the cancel check, pipelined).
+    const written = await redis.hmgetBuffer(keys.results(ns, c.batchId), ...c.items.map((i) => String(i.index)));
+    if (await redis.exists(keys.cancelled(ns, c.batchId))) return;
+    for (const [n, item] of c.items.entries()) {
+      if (written[n]) {
         prev = undefined;
         continue;
       }
       let outcome: WireOutcome;
+      const pipe = redis.pipeline();
       try {
         const scenario = parseScenario(item.input, { ...DEFAULT_LIMITS, maxStates: c.maxStates });
         const fromPrev = prev && shapeKey(prev.scenario) === shapeKey(scenario) ? prev.warm : undefined;
         const o = await coordinator.solve(scenario, { signal: new AbortController().signal, warmStart: !c.warmStarts ? 'none' : fromPrev, bounded: false });
         prev = { scenario, warm: o.warmStart };
         outcome = { ok: true, result: o.result, warmStart: o.warmStart, warmStarted: o.warmStarted, retry };
-        await shared.store(item.key, { result: o.result, warmStart: o.warmStart }).catch((e: unknown) => log.warn({ err: String(e) }, 'shared cache write failed'));
+        pipe.eval(...shared.storeArgs(item.key, { result: o.result, warmStart: o.warmStart }));
       } catch (e) {
         prev = undefined;
         outcome = { ok: false, error: toWireError(e), retry };
       }
-      await writeOnce(c.batchId, item.index, outcome);
+      pipe.eval(WRITE_ONCE_LUA, 3, keys.results(ns, c.batchId), keys.done(ns, c.batchId), keys.cancelled(ns, c.batchId), item.index, encode(outcome), BATCH_KEY_TTL_S);
+      const replies = (await pipe.exec()) ?? [];
+      const [err, wrote] = replies[replies.length - 1] ?? [null, 0];
+      if (err) throw err; // Redis trouble: BullMQ retries the chunk; written indices are skipped then
+      if (wrote === -1) return; // cancelled
     }
     chunksDone++;
   };
