@@ -37,3 +37,4 @@ export { evaluateMmppScenarioPolicy } from './solve/mmppEvaluate.js';
 export { fitTwoPhaseMmpp, type TraceFit, type TraceFitReport, type TraceFitScale } from './fit/fitTrace.js';
 export { MmppArrivals, MmppTablePolicy } from './sim/mmpp.js';
 export { compareMmppPolicies, type MmppCompareOptions } from './sim/mmppCompare.js';
+export * as fleet from './fleet/index.js';

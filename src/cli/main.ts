@@ -61,6 +61,11 @@ export async function main(argv: string[]): Promise<number> {
       return 1;
     }
     if (isCommanderExit(e)) return e.exitCode === 0 ? 0 : EXIT_BAD_INPUT;
+    if (isRemoteError(e)) {
+      // A gRPC status from --server: say what the server (or the connection) said, no stack.
+      process.stderr.write(`batchwise: server: ${e.details || e.message}\n`);
+      return e.code === 3 ? EXIT_BAD_INPUT : 1;
+    }
     process.stderr.write(`batchwise: internal error: ${e instanceof Error ? e.message : String(e)}\n`);
     if (process.env.BATCHWISE_DEBUG) console.error(e);
     return 1;
@@ -69,4 +74,9 @@ export async function main(argv: string[]): Promise<number> {
 
 function isCommanderExit(e: unknown): e is { exitCode: number } {
   return typeof e === 'object' && e !== null && 'code' in e && String((e as { code: unknown }).code).startsWith('commander.');
+}
+
+/** A grpc-js ServiceError (numeric status code and details), as thrown by the remote client. */
+function isRemoteError(e: unknown): e is Error & { code: number; details: string } {
+  return e instanceof Error && typeof (e as { code?: unknown }).code === 'number' && typeof (e as { details?: unknown }).details === 'string';
 }
