@@ -6,6 +6,9 @@ import { toStatus, type StatusOutcome } from './errorTable.js';
 import { Code, cancelledByClient, codeName, deadlineExceeded } from './status.js';
 import type { Terminator } from './terminator.js';
 
+/** How close to its deadline a cancelled call counts as having hit the deadline. */
+const DEADLINE_SLACK_MS = 250;
+
 /** Told about every finished call (the metrics registry listens here). */
 export interface CallObserver {
   onCallEnd(rpc: string, code: string, seconds: number): void;
@@ -43,7 +46,9 @@ function openContext(rpc: string, call: AnyCall, deps: AdapterDeps): LiveContext
   const d = call.getDeadline();
   const deadline = d instanceof Date ? d.getTime() : Number.isFinite(d) ? Number(d) : Infinity;
   // grpc-js ends a call at its deadline itself, which also reads as 'cancelled': tell the two apart.
-  const onCancel = (): void => controller.abort(Date.now() >= deadline - 5 ? deadlineExceeded() : cancelledByClient());
+  // The server's deadline is the client's timeout counted from receipt, so it lags the client's by
+  // the transit time (tens of ms on a loaded host): a cancel that close to it is the deadline.
+  const onCancel = (): void => controller.abort(Date.now() >= deadline - DEADLINE_SLACK_MS ? deadlineExceeded() : cancelledByClient());
   call.on('cancelled', onCancel);
   const timer = Number.isFinite(deadline)
     ? setTimeout(() => controller.abort(deadlineExceeded()), Math.max(0, deadline - Date.now()))
