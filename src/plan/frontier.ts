@@ -4,7 +4,7 @@ import { validateScenario } from '../model/validate.js';
 import type { Evaluation } from '../policy/evaluate.js';
 import type { Policy } from '../policy/policy.js';
 import { powerBound, type PowerBound } from './powerBound.js';
-import { splitPair, walkTowardPower } from './search.js';
+import { splitPair, tieWeight, walkTowardPower } from './search.js';
 import { lagrangian, WeightSolver, type WeightedPolicy } from './weights.js';
 
 /**
@@ -89,7 +89,7 @@ export async function computeFrontier(input: unknown, opts: FrontierOptions = {}
   const points = await fillBetween(ws, [latencyEnd, ...walk.found], resolution, maxLatency);
   const full = lowerHull(points);
   const allBreakpoints: number[] = [];
-  for (let i = 0; i + 1 < full.length; i++) allBreakpoints.push(tieOf(full[i], full[i + 1]));
+  for (let i = 0; i + 1 < full.length; i++) allBreakpoints.push(tieWeight(full[i], full[i + 1]));
   // Splitting the pair that straddles maxLatency can find several vertices past it: keep the first.
   const past = full.findIndex((v) => v.figures.meanResponseTime >= maxLatency);
   const hull = past >= 0 ? full.slice(0, past + 1) : full;
@@ -134,10 +134,6 @@ export async function fillBetween(
   return out;
 }
 
-function tieOf(a: WeightedPolicy, c: WeightedPolicy): number {
-  return (a.figures.meanPower - c.figures.meanPower) / (c.figures.meanResponseTime - a.figures.meanResponseTime);
-}
-
 /**
  * The lower-left convex hull (monotone chain) of the points: sorted by latency, power
  * strictly decreasing, slopes strictly increasing. Every solve returns an optimal policy,
@@ -156,7 +152,7 @@ export function lowerHull(points: WeightedPolicy[]): WeightedPolicy[] {
       const a = hull[hull.length - 1];
       // Keep a only if it lies strictly below the chord o→p, i.e. on the E[P] + μ·E[R] line through
       // o and p at their tie weight, a costs less.
-      const mu = tieOf(o, p);
+      const mu = tieWeight(o, p);
       if (lagrangian(a.figures, mu) < lagrangian(o.figures, mu)) break;
       hull.pop();
     }
