@@ -24,7 +24,10 @@ export function buildProgram(): Command {
     .configureOutput({ writeErr: (s) => process.stderr.write(s) })
     // Options belong to the (sub)command they follow: `fleet simulate --requests` must not be
     // taken by `fleet`'s own --requests (commander splits options at the root otherwise).
-    .enablePositionalOptions();
+    .enablePositionalOptions()
+    // Set before the subcommands exist: commander copies it into each one, so their argument
+    // errors also reach main() (exit code 2) instead of ending the process with code 1.
+    .exitOverride();
   registerSolve(program);
   registerEvaluate(program);
   registerServe(program);
