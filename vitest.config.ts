@@ -6,5 +6,7 @@ export default defineConfig({
     exclude: ['test/fixtures/**', 'test/helpers/**', 'node_modules/**'],
     testTimeout: 180_000,
     hookTimeout: 120_000,
+    // Both cores: the default leaves one idle on a 2-core CI machine, and the fuzz files are long.
+    maxWorkers: 2,
   },
 });
