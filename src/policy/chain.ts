@@ -60,6 +60,14 @@ export interface ChainSolution {
 export interface SolveChainOptions {
   /** Reference state (eliminated last). Default 0. */
   readonly ref?: number;
+  /**
+   * Rounds of iterative refinement of g and h: the residual of the evaluation equations is
+   * computed on the original matrix (as differences h(j) − h(s), which keep their digits)
+   * and solved for a correction with the same reduction, at O(n·(lo+hi)) a round against
+   * O(n·lo·hi) for the reduction. It recovers the digits that long eliminations lose in h
+   * where h is large (deep queues), which otherwise keep the Odoni bounds apart. Default 0.
+   */
+  readonly refine?: number;
 }
 
 /** Raised internally when the chosen reference cannot be reached from a state that is recurrent. */
@@ -77,7 +85,10 @@ export function solveChain(ch: BandChain, opts: SolveChainOptions = {}): ChainSo
   let ref = Math.min(Math.max(opts.ref ?? 0, 0), ch.n - 1);
   for (;;) {
     try {
-      return reduce(ch, ref);
+      const sol = reduce(ch, ref);
+      for (let round = 0; round < (opts.refine ?? 0); round++) refineOnce(ch, sol);
+      const { gain, values, stationary, mode } = sol;
+      return { gain, values, stationary, ref, mode };
     } catch (e) {
       // A recurrent state that never reaches ref: ref is transient, use that state instead.
       if (e instanceof UnreachableReference && e.state !== ref) {
@@ -89,7 +100,18 @@ export function solveChain(ch: BandChain, opts: SolveChainOptions = {}): ChainSo
   }
 }
 
-function reduce(ch: BandChain, ref: number): ChainSolution {
+/** A solution plus the reduction it came from, kept for refinement. */
+interface Reduction {
+  gain: number;
+  readonly values: Float64Array;
+  readonly stationary: Float64Array;
+  readonly ref: number;
+  readonly mode: number;
+  readonly reduced: Float64Array;
+  readonly pivots: Float64Array;
+}
+
+function reduce(ch: BandChain, ref: number): Reduction {
   const { n, lo, hi, width: W } = ch;
   const a = ch.a.slice();
   const reward = ch.reward.slice();
@@ -138,26 +160,17 @@ function reduce(ch: BandChain, ref: number): ChainSolution {
     }
   }
   const gain = reward[ref] / time[ref];
+  const values = backSubstitute(a, d, ch, ref, reward, time, gain);
 
-  // Back-substitution in reverse elimination order.
-  const values = new Float64Array(n);
+  // Stationary distribution by the same back-substitution on the columns.
   const nu = new Float64Array(n);
   nu[ref] = 1;
   for (let k = ref + 1; k < n; k++) {
-    const rk = row(k);
-    let acc = reward[k] - gain * time[k];
-    for (let j = Math.max(ref, k - lo); j < k; j++) acc += a[rk + j] * values[j];
-    values[k] = acc / d[k];
     let p = 0;
     for (let i = Math.max(ref, k - hi); i < k; i++) p += nu[i] * a[row(i) + k];
     nu[k] = p / d[k];
   }
   for (let k = ref - 1; k >= 0; k--) {
-    const rk = row(k);
-    let acc = reward[k] - gain * time[k];
-    const jhi = Math.min(n - 1, k + hi);
-    for (let j = k + 1; j <= jhi; j++) acc += a[rk + j] * values[j];
-    values[k] = acc / d[k];
     let p = 0;
     const ihi = Math.min(n - 1, k + lo);
     for (let i = k + 1; i <= ihi; i++) p += nu[i] * a[row(i) + k];
@@ -170,5 +183,82 @@ function reduce(ch: BandChain, ref: number): ChainSolution {
     if (nu[k] > nu[mode]) mode = k;
   }
   for (let k = 0; k < n; k++) nu[k] /= total;
-  return { gain, values, stationary: nu, ref, mode };
+  return { gain, values, stationary: nu, ref, mode, reduced: a, pivots: d };
+}
+
+/** h from the reduced system, in reverse elimination order (h(ref) = 0). */
+function backSubstitute(
+  a: Float64Array,
+  d: Float64Array,
+  ch: BandChain,
+  ref: number,
+  reward: Float64Array,
+  time: Float64Array,
+  gain: number,
+): Float64Array {
+  const { n, lo, hi, width: W } = ch;
+  const values = new Float64Array(n);
+  for (let k = ref + 1; k < n; k++) {
+    const rk = k * W - k + lo;
+    let acc = reward[k] - gain * time[k];
+    for (let j = Math.max(ref, k - lo); j < k; j++) acc += a[rk + j] * values[j];
+    values[k] = acc / d[k];
+  }
+  for (let k = ref - 1; k >= 0; k--) {
+    const rk = k * W - k + lo;
+    let acc = reward[k] - gain * time[k];
+    const jhi = Math.min(n - 1, k + hi);
+    for (let j = k + 1; j <= jhi; j++) acc += a[rk + j] * values[j];
+    values[k] = acc / d[k];
+  }
+  return values;
+}
+
+/**
+ * One round of iterative refinement: with r(s) = c(s) − g·y(s) + Σ_j p(s,j)·(h(j) − h(s)),
+ * the correction (δg, δh) solves the same equations with reward r, so it is replayed through
+ * the stored reduction (the multipliers are the reduced matrix's eliminated columns).
+ */
+function refineOnce(ch: BandChain, sol: Reduction): void {
+  const { n, lo, hi, width: W, a } = ch;
+  const { values: h, gain: g, ref, reduced, pivots } = sol;
+  const r = new Float64Array(n);
+  for (let s = 0; s < n; s++) {
+    const rs = s * W - s + lo;
+    const hs = h[s];
+    let acc = 0;
+    const jlo = Math.max(0, s - lo);
+    const jhi = Math.min(n - 1, s + hi);
+    for (let j = jlo; j <= jhi; j++) {
+      const p = a[rs + j];
+      if (p !== 0) acc += p * (h[j] - hs);
+    }
+    r[s] = ch.reward[s] - g * ch.time[s] + acc;
+  }
+  const time = ch.time.slice();
+  // Replay the elimination's right-hand-side updates on (r, time).
+  for (let k = 0; k < ref; k++) {
+    const ihi = Math.min(n - 1, k + lo);
+    for (let i = k + 1; i <= ihi; i++) {
+      const aik = reduced[i * W - i + lo + k];
+      if (aik === 0) continue;
+      const f = aik / pivots[k];
+      r[i] += f * r[k];
+      time[i] += f * time[k];
+    }
+  }
+  for (let k = n - 1; k > ref; k--) {
+    const ilo = Math.max(ref, k - hi);
+    for (let i = ilo; i < k; i++) {
+      const aik = reduced[i * W - i + lo + k];
+      if (aik === 0) continue;
+      const f = aik / pivots[k];
+      r[i] += f * r[k];
+      time[i] += f * time[k];
+    }
+  }
+  const dg = r[ref] / time[ref];
+  const dh = backSubstitute(reduced, pivots, ch, ref, r, time, dg);
+  for (let s = 0; s < n; s++) h[s] += dh[s];
+  sol.gain = g + dg;
 }

@@ -3,6 +3,8 @@ import { BandChain, solveChain } from './chain.js';
 
 /** A reference state at least this likely relative to the mode keeps the values accurate. */
 const LIKELY = 1e-2;
+/** Refinement rounds of the relative values (see solveChain): cheap, and they close bounds that rounding held open. */
+const REFINE_ROUNDS = 1;
 
 export interface ModelEvaluation {
   /** Average cost of the policy on the truncated, tail-corrected model. */
@@ -50,8 +52,8 @@ export function evaluateOnModel(model: CompiledModel, policy: Int32Array, ref?: 
   // stationary distribution is accurate from any reference. So solve from the hint (a
   // previous, similar policy's mode) and solve again from this policy's mode if the hint
   // turns out to be rare here.
-  let sol = solveChain(ch, { ref: ref ?? 0 });
-  if (!(sol.stationary[sol.ref] >= LIKELY * sol.stationary[sol.mode])) sol = solveChain(ch, { ref: sol.mode });
+  let sol = solveChain(ch, { ref: ref ?? 0, refine: REFINE_ROUNDS });
+  if (!(sol.stationary[sol.ref] >= LIKELY * sol.stationary[sol.mode])) sol = solveChain(ch, { ref: sol.mode, refine: REFINE_ROUNDS });
   const h = sol.values;
   const h0 = h[0];
   for (let s = 0; s < n; s++) h[s] -= h0;
