@@ -54,6 +54,53 @@ function assertStable(p: ModelParams, policy: Policy): void {
  * min(s, tailBatch), far enough that the top of the extension carries < 1e-13.
  */
 export function evaluatePolicy(p: ModelParams, policy: Policy, opts: EvaluateOptions = {}): DetailedEvaluation {
+  let n = 0;
+  for (const sol of extendedSolutions(p, policy, opts)) {
+    n = sol.stationary.length;
+    if (sol.top < EXTENSION_TOP_MASS) return { ...figures(p, policy, sol.stationary), stationary: sol.stationary, states: n };
+  }
+  throw new Error(`unreachable: extension stopped at ${n} states`);
+}
+
+/**
+ * The queue length the policy exceeds with probability below `mass`, from one solve of a
+ * moderate extension: when its top still holds too much, the quantile is read off the
+ * geometric decay of the tail instead of solving longer chains. For sizing a truncation,
+ * where a close estimate will do (the caller checks the tail afterwards).
+ */
+export function tailQuantile(p: ModelParams, policy: Policy, mass: number, opts: EvaluateOptions = {}): number {
+  for (const sol of extendedSolutions(p, policy, opts)) {
+    const nu = sol.stationary;
+    if (sol.top < mass) {
+      let tail = 0;
+      let q = nu.length - 1;
+      while (q > 0 && tail + nu[q] < mass) tail += nu[q--];
+      return q;
+    }
+    if (sol.decay !== undefined) {
+      // Mass above s0 is `above`; each further `reach` states multiply it by `decay`.
+      const { s0, above, perReach, reach } = sol.decay;
+      return Math.ceil(s0 + (reach * Math.log(mass / above)) / Math.log(perReach));
+    }
+  }
+  throw new Error('unreachable: extension stopped');
+}
+
+interface ExtendedSolution {
+  readonly stationary: Float64Array;
+  /** Mass in the top `reach` states (distorted by the cut: what lands past it stays there). */
+  readonly top: number;
+  /** Geometric decay of the tail, measured below the distorted top, when it is clean. */
+  readonly decay?: { readonly s0: number; readonly above: number; readonly perReach: number; readonly reach: number };
+}
+
+/**
+ * Solves the policy's chain extended by serving min(s, tailBatch), growing the extension
+ * until the caller stops asking. Each growth jumps to where the measured decay of the tail
+ * puts the top mass below the target (or doubles when the decay is not yet clean), so a
+ * deep queue costs one or two solves instead of a ladder of doublings.
+ */
+function* extendedSolutions(p: ModelParams, policy: Policy, opts: EvaluateOptions): Generator<ExtendedSolution> {
   assertStable(p, policy);
   const pmfs = opts.pmfs ?? buildPmfTable(p);
   let lo = 1;
@@ -65,21 +112,41 @@ export function evaluatePolicy(p: ModelParams, policy: Policy, opts: EvaluateOpt
   for (let s = 0; s < policy.actions.length; s++) if (policy.actions[s] > 0) usedBatch(policy.actions[s]);
   for (let b = 1; b <= policy.tailBatch; b++) usedBatch(b);
   const reach = lo + hi;
+  const maxStates = Math.floor(LIMITS.maxBandEntries / (reach + 1));
   let n = Math.max(policy.actions.length + 2 * reach, opts.minStates ?? 0, 64);
   for (;;) {
     throwIfAborted(opts.signal);
-    if (n * (reach + 1) > LIMITS.maxBandEntries) {
+    if (n > maxStates) {
       throw new LimitError(
         'policy',
-        `its queue does not settle within ${n} states (bound ${LIMITS.maxBandEntries} band entries): the policy is too close to instability`,
+        `its queue does not settle within ${maxStates} states (bound ${LIMITS.maxBandEntries} band entries): the policy is too close to instability`,
       );
     }
     const chain = buildPolicyChain(p, policy, pmfs, n, lo, hi);
     const sol = solveChain(chain);
-    let top = 0;
-    for (let s = Math.max(0, n - reach); s < n; s++) top += sol.stationary[s];
-    if (top < EXTENSION_TOP_MASS) return { ...figures(p, policy, sol.stationary), stationary: sol.stationary, states: n };
-    n *= 2;
+    const nu = sol.stationary;
+    const massIn = (from: number, to: number): number => {
+      let m = 0;
+      for (let s = Math.max(0, from); s < Math.min(to, n); s++) m += nu[s];
+      return m;
+    };
+    const top = massIn(n - reach, n);
+    // Two windows of `reach` states below the top two (which the cut distorts).
+    const s0 = n - 3 * reach;
+    const w1 = massIn(s0 - reach, s0);
+    const w2 = massIn(s0, s0 + reach);
+    const perReach = w2 / w1;
+    const clean = s0 - reach >= policy.actions.length && w1 > 0 && w2 > 0 && perReach < 0.9;
+    const above = clean ? massIn(s0, n) : 0;
+    yield { stationary: nu, top, ...(clean ? { decay: { s0, above, perReach, reach } } : {}) };
+    let next = 2 * n;
+    if (clean) {
+      // Where the top window's mass falls 10× below the target, plus the distorted top.
+      const windows = Math.log(EXTENSION_TOP_MASS / (10 * Math.max(top, Number.MIN_VALUE))) / Math.log(perReach);
+      next = Math.min(2 * n, Math.max(n + reach, Math.ceil(n + windows * reach * 1.1)));
+    }
+    if (n < maxStates && next > maxStates) next = maxStates;
+    n = next;
   }
 }
 

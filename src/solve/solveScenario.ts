@@ -3,7 +3,7 @@ import { LimitError, ScenarioError, throwIfAborted } from '../model/errors.js';
 import { LIMITS } from '../model/limits.js';
 import type { Backend, Method, ModelParams, ValidatedScenario } from '../model/scenario.js';
 import { validateScenario } from '../model/validate.js';
-import { evaluatePolicy } from '../policy/evaluate.js';
+import { evaluatePolicy, tailQuantile } from '../policy/evaluate.js';
 import { greedyPolicy, summarizePolicy } from '../policy/policy.js';
 import { resolveSolver } from './backends.js';
 import type { SolveResult } from './result.js';
@@ -142,16 +142,13 @@ function tooClose(detail: string): LimitError {
 /** First S of the automatic search: where the greedy policy's queue has (almost) no mass left, plus room to wait. */
 function initialMaxQueue(p: ModelParams, pmfs: PmfTable, signal?: AbortSignal): number {
   const B = p.maxBatchSize;
-  let ev;
+  let q;
   try {
-    ev = evaluatePolicy(p, greedyPolicy(B), { pmfs, signal });
+    q = tailQuantile(p, greedyPolicy(B), INITIAL_QUANTILE_MASS, { pmfs, signal });
   } catch (e) {
     if (e instanceof LimitError) throw tooClose(e.reason);
     throw e;
   }
-  let tail = 0;
-  let q = ev.stationary.length - 1;
-  while (q > 0 && tail + ev.stationary[q] < INITIAL_QUANTILE_MASS) tail += ev.stationary[q--];
   // The optimal control limit rarely exceeds B, so q plus room for one more batch; the tail
   // check grows S when this was not enough.
   return Math.max(q + B + Math.max(16, B >> 2), 32);
