@@ -2,6 +2,8 @@ import type { CompiledModel } from '../model/compile.js';
 
 /** Relative difference under which two action values count as tied. */
 const TIE = 1e-12;
+/** lookAheadAlongWaits leaves the states within this of S alone. */
+const TOP_GUARD = 4;
 
 /**
  * One Bellman step of the transformed MDP (spec §3) at relative values h:
@@ -16,6 +18,8 @@ export function bellmanStep(
   gap: Float64Array,
   policy: Int32Array,
   keep?: Int32Array,
+  /** When given, receives each state's wait value (Infinity at S), for lookAheadAlongWaits. */
+  waits?: Float64Array,
 ): void {
   const { S, B, tau, lambda, costSlope, kappa, sojourn, pmfOffset, pmfStart, pmfLength, pmf } = model;
   const { tailFirstState, tailStart, tailCoef } = model;
@@ -27,6 +31,7 @@ export function bellmanStep(
     const hs = h[s];
     const hold = costSlope * s;
     const waitValue = s < S ? hold + kappa[0] + waitRate * (h[s + 1] - hs) : Infinity;
+    if (waits) waits[s] = waitValue;
     let serveValue = Infinity;
     let serve = 0;
     let keepValue = Infinity;
@@ -71,6 +76,45 @@ export function bellmanStep(
     gap[s] = best;
     policy[s] = arg;
   }
+}
+
+/**
+ * A policy-improvement lookahead along the deterministic wait transitions s → s+1.
+ *
+ * The plain improvement step judges "wait at s" by h(s+1), the value of the *old* action at
+ * s+1; when the better policy waits through a run of states (say up to a batch size the
+ * service table makes cheap), plain policy iteration discovers that run one state per
+ * iteration. Going down from S, this pass credits waiting at s with the improvement already
+ * found at s+1 (δ(s+1) = gap(s+1) − g, turned from a rate over the sojourn at s+1 into one
+ * over the wait's 1/λ), so a whole run flips in one step. `policy` and `gap` (from
+ * bellmanStep at h with `waits`) are updated in place; returns whether anything changed.
+ * The result is a heuristic candidate: policy iteration keeps it only if it lowers g.
+ */
+export function lookAheadAlongWaits(
+  model: CompiledModel,
+  gap: Float64Array,
+  waits: Float64Array,
+  policy: Int32Array,
+  gain: number,
+): boolean {
+  const { S, lambda, sojourn } = model;
+  let changed = false;
+  // Only below B, where a wait for a fuller batch can pay (control limits), and never next to
+  // S, whose values the tail extrapolation couples: candidate waits in deep states made
+  // chains whose values lost all digits.
+  for (let s = Math.min(S - TOP_GUARD, model.B - 1); s >= 0; s--) {
+    const above = gap[s + 1] - gain;
+    if (!(above < 0)) continue;
+    const ahead = waits[s] + lambda * sojourn[policy[s + 1]] * above;
+    if (ahead < gap[s] - TIE * Math.abs(gap[s]) && policy[s] !== 0) {
+      gap[s] = ahead;
+      policy[s] = 0;
+      changed = true;
+    } else if (policy[s] === 0 && ahead < gap[s]) {
+      gap[s] = ahead; // already waiting: carry the improvement further down
+    }
+  }
+  return changed;
 }
 
 /** Odoni bounds of a Bellman step: min and max of the gap. */

@@ -1,5 +1,5 @@
 import type { CompiledModel } from '../../model/compile.js';
-import { bellmanStep, boundsConverged, gapBounds } from '../../policy/greedy.js';
+import { bellmanStep, boundsConverged, gapBounds, lookAheadAlongWaits } from '../../policy/greedy.js';
 import { evaluateOnModel } from '../../policy/modelChain.js';
 import type { Solver, SolveOptions, SolverOutput } from '../types.js';
 import { Yielder } from '../yield.js';
@@ -8,6 +8,10 @@ import { relativeValueIteration } from './rvi.js';
 export const DEFAULT_PI_MAX_ITERATIONS = 500;
 /** RVI sweeps tried after a stable policy whose bounds rounding keeps apart. */
 const FALLBACK_SWEEPS = 200;
+/** Relative decrease of g a lookahead candidate must show to be kept. */
+const LOOKAHEAD_MARGIN = 1e-10;
+/** Plain steps changing at most this many states call for the lookahead. */
+const FEW_CHANGES = 3;
 
 /**
  * Policy iteration with exact evaluation of each policy on the banded chain
@@ -41,17 +45,35 @@ export async function policyIteration(model: CompiledModel, opts: SolveOptions):
   let upper = Infinity;
   let iteration = 0;
   let ref: number | undefined;
+  const waits = new Float64Array(n);
+  const scratchGap = new Float64Array(n);
+  /** Gain of the last policy evaluated that was kept, and the plain improvement of it. */
+  let keptGain = Infinity;
+  let plainNext: Int32Array | undefined;
+  let previous: Int32Array | undefined;
   while (iteration < maxIterations) {
     await yielder.check();
-    const ev = evaluateOnModel(model, policy, ref);
+    let ev = evaluateOnModel(model, policy, ref);
+    if (plainNext && !(ev.gain < keptGain - LOOKAHEAD_MARGIN * Math.abs(keptGain))) {
+      // The lookahead candidate did not clearly lower g: take the plain improvement step
+      // instead, which policy iteration guarantees. The margin keeps rounding noise among
+      // tied policies from being taken for progress (which could cycle).
+      policy.set(plainNext);
+      ev = evaluateOnModel(model, policy, ref);
+    }
+    plainNext = undefined;
+    keptGain = ev.gain;
     ref = ev.mode;
     values = ev.values;
     for (let s = 0; s < n; s++) values[s] /= model.tau; // h̃ = h/τ
-    bellmanStep(model, values, gap, next, policy);
+    bellmanStep(model, values, gap, next, policy, waits);
     iteration++;
     ({ lower, upper } = gapBounds(gap));
     const converged = boundsConverged(lower, upper, opts.tolerance);
-    const stable = sameActions(policy, next);
+    // A return to the policy of two steps back is a cycle (the tail extrapolation's negative
+    // coefficients near S can make two actions each look better under the other's values):
+    // handled like a stable policy, by value iteration from the exact values.
+    const stable = sameActions(policy, next) || (previous !== undefined && sameActions(previous, next));
     opts.onProgress?.({ iteration, lower, upper, policy: next.slice(), maxQueue: model.S });
     if (converged) {
       return done(next, values, lower, upper, iteration, 'converged');
@@ -74,6 +96,12 @@ export async function policyIteration(model: CompiledModel, opts: SolveOptions):
         iterations: iteration + rvi.iterations,
       };
     }
+    previous = policy.slice();
+    scratchGap.set(gap);
+    const plain = next.slice();
+    // Only when plain steps have slowed to a few states each (a wait run being found state by
+    // state): a rejected candidate costs an extra evaluation.
+    if (changedStates(policy, next) <= FEW_CHANGES && lookAheadAlongWaits(model, scratchGap, waits, next, ev.gain)) plainNext = plain;
     [policy, next] = [next, policy];
   }
   return done(policy, values, lower, upper, iteration, 'max-iterations');
@@ -88,6 +116,12 @@ function done(
   stopReason: SolverOutput['stopReason'],
 ): SolverOutput {
   return { policy, values, lower, upper, iterations, stopReason, method: 'policy-iteration', backend: 'cpu', adapter: '' };
+}
+
+function changedStates(a: Int32Array, b: Int32Array): number {
+  let c = 0;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) c++;
+  return c;
 }
 
 function sameActions(a: Int32Array, b: Int32Array): boolean {
