@@ -2,8 +2,10 @@ import type { BatchwiseClient } from '../../src/service/client.js';
 import type { ScenarioResult, SolveBatchRequest } from '../../src/service/messages.js';
 import { specScenario } from '../helpers/scenarios.js';
 
+export { cheapBatch, cheapScenarios, UNSTABLE_LOAD } from '../../bench/scaleout.grid.js';
+
 /**
- * The grid the scale-out tests solve: 20 arrival rates × B ∈ {8, 16} × 2 latency weights ×
+ * The grid the failure tests solve: 20 arrival rates × B ∈ {8, 16} × 2 latency weights ×
  * 5 power weights = 400 small scenarios (B ≤ 16 keeps each solve to milliseconds, so the test
  * exercises the queue, not the solver).
  */
