@@ -1,0 +1,152 @@
+import type { CompiledMmppModel } from '../../model/mmpp/compile.js';
+import { throwIfAborted } from '../../model/errors.js';
+import type { GpuContext } from './device.js';
+import type { GpuFlags } from './flags.js';
+import { boundsReduceKernel, normalizeKernel } from './kernels.js';
+import { mmppBellmanSweepKernel } from './mmppKernels.js';
+import { mmppLargestBinding, packMmpp, type MmppWarm } from './mmppPack.js';
+import { GpuError, type BoundKernel } from './runner.js';
+import type { GpuRunHooks, GpuRviResult } from './rvi.js';
+import { StopTracker } from './stopRule.js';
+import { SCENARIO_INFO, StructArray } from './structs.js';
+import { BufferUsage } from './usage.js';
+
+/** The f32 stage of one MMPP solve. */
+export interface MmppGpuRviJob {
+  readonly model: CompiledMmppModel;
+  /** Relative values h̃ and/or a policy (length (S+1)·M, s-major) to start from. */
+  readonly warm?: MmppWarm;
+  /** The solve's requested relative gap; the f32 stage stops at max(this, the f32 floor). */
+  readonly tolerance: number;
+}
+
+export interface MmppRviOptions {
+  readonly flags: GpuFlags;
+  readonly signal?: AbortSignal;
+  readonly hooks?: GpuRunHooks;
+}
+
+const STORAGE = BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC;
+
+/**
+ * f32 modified policy iteration of one compiled MMPP model on the GPU, the schedule and stop
+ * rule of the Poisson stage (rvi.ts): per submit `cycles × (m × (evaluate, normalise), sweep,
+ * normalise)` with the bounds reduction after the last Bellman sweep, and only the 16-byte
+ * bounds record read back between submits. mmpp_bellman_sweep.wgsl does the sweeps;
+ * normalize.wgsl and bounds_reduce.wgsl are the Poisson kernels, run on the flat state vector
+ * as one scenario of (S+1)·M states (reference state x = 0). Values and policy stay on the
+ * device until the stage ends.
+ */
+export async function mmppGpuRvi(ctx: GpuContext, job: MmppGpuRviJob, opts: MmppRviOptions): Promise<GpuRviResult> {
+  const { runner, device } = ctx;
+  const { flags } = opts;
+  const { model } = job;
+  const lim = device.limits;
+  const maxBinding = Math.min(lim.maxStorageBufferBindingSize, lim.maxBufferSize);
+  const need = mmppLargestBinding(model);
+  if (need > maxBinding) {
+    throw new GpuError(`an MMPP model with S = ${model.S}, M = ${model.M}, B = ${model.B} needs a ${need}-byte binding, over the device limit ${maxBinding}`);
+  }
+  // mmpp_bellman_sweep binds 6 storage buffers, bounds_reduce 4, normalize 4.
+  if (lim.maxStorageBuffersPerShaderStage < 6) {
+    throw new GpuError(`mmpp_bellman_sweep needs 6 storage buffers per stage; the device allows ${lim.maxStorageBuffersPerShaderStage}`);
+  }
+  const packed = packMmpp(model, job.warm, flags.BATCHWISE_GPU_MAX_ROW_EXCESS);
+  const n = packed.totalStates;
+  const info = new StructArray(SCENARIO_INFO, 1);
+  info.set(0, 'state_offset', 0);
+  info.set(0, 'last', n - 1);
+  info.set(0, 'max_batch', model.B);
+  info.set(0, 'live', 1);
+  const held: GPUBuffer[] = [];
+  const bound: BoundKernel[] = [];
+  const upload = (data: ArrayBufferView | ArrayBuffer, bytes = data.byteLength): GPUBuffer => {
+    const b = runner.pool.acquire(bytes, STORAGE);
+    held.push(b);
+    if (data.byteLength) device.queue.writeBuffer(b, 0, data instanceof ArrayBuffer ? data : data.buffer, 0, data.byteLength);
+    return b;
+  };
+  try {
+    const buffers = {
+      scenarios: upload(info.buffer),
+      state_scenario: upload(new ArrayBuffer(0), 4 * n), // all scenario 0 (zero-filled)
+      actions: upload(packed.actions.buffer),
+      coef: upload(packed.coef),
+      h: upload(packed.h),
+      gap: upload(new ArrayBuffer(0), 4 * n),
+      policy: upload(packed.policy),
+      changes: upload(new Uint32Array(1)),
+      bounds: upload(new ArrayBuffer(0), 16),
+    };
+    // Pooled buffers may hold old data: state_scenario must read 0 everywhere.
+    device.queue.writeBuffer(buffers.state_scenario, 0, new Uint32Array(n));
+    const maxWg = Math.min(lim.maxComputeInvocationsPerWorkgroup, lim.maxComputeWorkgroupSizeX);
+    const wg = Math.min(flags.BATCHWISE_GPU_WORKGROUP_SIZE, maxWg);
+    const common = {
+      total_states: n,
+      last: model.S,
+      phases: model.M,
+      max_batch: model.B,
+      all_unstable_from: packed.allUnstableFrom,
+      kappa_base: packed.kappaBase,
+      rates_base: packed.ratesBase,
+      generator_base: packed.generatorBase,
+      tau: model.tau,
+      cost_slope: model.costSlope,
+      wait_cost: model.waitKappa,
+    };
+    const sweep = await runner.bind(mmppBellmanSweepKernel(wg), buffers, { ...common, greedy: 1 }, { threads: n });
+    bound.push(sweep);
+    const evaluate = await runner.bind(mmppBellmanSweepKernel(wg), buffers, { ...common, greedy: 0 }, { threads: n });
+    bound.push(evaluate);
+    const norm = await runner.bind(normalizeKernel(wg), buffers, { total_states: n }, { threads: n });
+    bound.push(norm);
+    const reduce = await runner.bind(boundsReduceKernel(powerOfTwoAtMost(wg)), buffers, { num_scenarios: 1 }, { workgroups: 1 });
+    bound.push(reduce);
+
+    const tracker = new StopTracker(flags, job.tolerance);
+    const maxSweeps = flags.BATCHWISE_GPU_MAX_SWEEPS;
+    const m = flags.BATCHWISE_GPU_EVAL_SWEEPS;
+    let sweeps = 0;
+    while (!tracker.done) {
+      throwIfAborted(opts.signal);
+      const cycles = Math.max(1, Math.min(flags.BATCHWISE_GPU_CYCLES_PER_CHECK, Math.floor((maxSweeps - sweeps) / (m + 1))));
+      const enc = device.createCommandEncoder({ label: 'batchwise-mmpp-rvi' });
+      runner.encodePass(enc, schedule(cycles, m, sweep, evaluate, norm, reduce), 'mmpp-rvi-sweeps');
+      const read = runner.encodeRead(enc, buffers.bounds, 16);
+      const chunk = cycles * (m + 1);
+      const [data] = await runner.submit(enc, `mmpp_bellman_sweep ×${chunk} (sweeps ${sweeps + 1}..${sweeps + chunk}, ${n} states)`, [read]);
+      sweeps += chunk;
+      opts.hooks?.afterSubmit?.({ device, sweeps, scenarios: 1 });
+      const f = new Float32Array(data);
+      const u = new Uint32Array(data);
+      tracker.check(f[0], f[1], u[2], sweeps, sweeps >= maxSweeps);
+    }
+    const base = { lower: tracker.lower, upper: tracker.upper, sweeps: tracker.sweeps, stop: tracker.stop };
+    if (tracker.stop === 'diverged') return base;
+    const enc = device.createCommandEncoder({ label: 'batchwise-mmpp-readback' });
+    const reads = [runner.encodeRead(enc, buffers.h, 4 * n), runner.encodeRead(enc, buffers.policy, 4 * n)];
+    const [hData, pData] = await runner.submit(enc, 'read MMPP values and policy', reads);
+    return { ...base, values: Float64Array.from(new Float32Array(hData)), policy: Int32Array.from(new Uint32Array(pData)) };
+  } finally {
+    for (const b of bound) runner.unbind(b);
+    for (const b of held) runner.pool.release(b);
+  }
+}
+
+/** bounds_reduce needs a power-of-two workgroup size. */
+function powerOfTwoAtMost(n: number): number {
+  return 2 ** Math.floor(Math.log2(Math.max(1, n)));
+}
+
+/** The same schedule as the Poisson stage (rvi.ts): evaluation first, reduction after the last Bellman sweep. */
+function schedule(cycles: number, m: number, sweep: BoundKernel, evaluate: BoundKernel, norm: BoundKernel, reduce: BoundKernel): BoundKernel[] {
+  const seq: BoundKernel[] = [];
+  for (let c = 0; c < cycles; c++) {
+    for (let i = 0; i < m; i++) seq.push(evaluate, norm);
+    seq.push(sweep);
+    if (c === cycles - 1) seq.push(reduce);
+    seq.push(norm);
+  }
+  return seq;
+}

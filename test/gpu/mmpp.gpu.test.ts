@@ -1,0 +1,198 @@
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { compileMmppModel, type CompiledMmppModel } from '../../src/model/mmpp/compile.js';
+import { AbortError } from '../../src/model/errors.js';
+import type { Scenario } from '../../src/model/scenario.js';
+import { validateScenario } from '../../src/model/validate.js';
+import { mmppBellmanStep } from '../../src/policy/mmpp/greedy.js';
+import { BackendUnavailableError } from '../../src/solve/backends.js';
+import { releaseGpu } from '../../src/solve/gpu/device.js';
+import { DEFAULT_FLAGS, type GpuFlags } from '../../src/solve/gpu/flags.js';
+import { mmppGpuRvi } from '../../src/solve/gpu/mmppRvi.js';
+import { createMmppGpuPicker } from '../../src/solve/gpu/mmppSolver.js';
+import { cpuMmppPolicyIteration, registerMmppGpuPicker } from '../../src/solve/mmppBackends.js';
+import type { SolveResult } from '../../src/solve/result.js';
+import { solveScenario } from '../../src/solve/solveScenario.js';
+import type { SolverProgress } from '../../src/solve/types.js';
+import { rng } from '../helpers/random.js';
+import { SPEC_CASES, specCaseScenario } from '../helpers/specTable.js';
+import { gpuForTests } from './gpuEnv.js';
+
+const gpu = await gpuForTests();
+afterAll(releaseGpu);
+afterEach(() => registerMmppGpuPicker(undefined));
+
+/** Two phases from a burst profile: B = 8, bursts above capacity. */
+const TWO_PHASE: Scenario = {
+  arrivalRate: 0,
+  maxBatchSize: 8,
+  serviceTime: { linear: { perItem: 0.0004, base: 0.001 }, distribution: 'DETERMINISTIC' },
+  power: { idleWatts: 30, busyLinear: { perItem: 5, base: 60 } },
+  objective: { latencyWeight: 1, powerWeight: 5e-4 },
+  arrivalProcess: { burst: { meanRate: 1200, peakToMean: 2, meanBurstSeconds: 0.02, meanGapSeconds: 0.08 } },
+};
+
+/** Three phases, one silent, the busiest above capacity for 10 ms at a time; B = 4, exponential service. */
+const THREE_PHASE: Scenario = {
+  arrivalRate: 0,
+  maxBatchSize: 4,
+  serviceTime: { linear: { perItem: 0.0005, base: 0.001 }, distribution: 'EXPONENTIAL' },
+  power: { idleWatts: 30, busyLinear: { perItem: 5, base: 60 } },
+  objective: { latencyWeight: 1, powerWeight: 2e-4 },
+  arrivalProcess: { mmpp: { rates: [0, 600, 1600], generator: [-40, 30, 10, 20, -25, 5, 30, 70, -100] } },
+};
+
+/** Per-phase action tables, phase by phase, levels 0..S−1 (the action at S is decided by the tail alone). */
+function phaseTables(r: SolveResult): number[][] {
+  const S = r.solver.maxQueue;
+  return r.policy.phases!.map((p) => Array.from(p.actions).slice(0, S));
+}
+
+/** The contract of the GPU path (as test/gpu/solveCompare.ts for Poisson): same policy, same exact g, its own f64 certificate. */
+function expectSameAsCpuMmpp(onGpu: SolveResult, onCpu: SolveResult): void {
+  expect(onGpu.solver.maxQueue).toBe(onCpu.solver.maxQueue);
+  expect(phaseTables(onGpu)).toEqual(phaseTables(onCpu));
+  expect(onGpu.policy.phases!.map((p) => p.controlLimit)).toEqual(onCpu.policy.phases!.map((p) => p.controlLimit));
+  expect(Math.abs(onGpu.averageCost - onCpu.averageCost)).toBeLessThanOrEqual(1e-9 * onCpu.averageCost);
+  expect(onGpu.averageCostLower).toBeLessThanOrEqual(onGpu.averageCost * (1 + 1e-9));
+  expect(onGpu.averageCostUpper).toBeGreaterThanOrEqual(onGpu.averageCost * (1 - 1e-9));
+  expect(onGpu.averageCostUpper - onGpu.averageCostLower).toBeLessThanOrEqual(1e-9 * onGpu.averageCostLower);
+  expect(onGpu.solver.backend).toBe('webgpu');
+  expect(onGpu.solver.adapter).toBe(gpu.ctx!.adapterName);
+  expect(onGpu.solver.method).toMatch(/^webgpu-mpi-f32\+policy-iteration/);
+  expect(onGpu.solver.gpuIterations).toBeGreaterThan(0);
+  expect(onGpu.solver.polishSteps).toBeGreaterThanOrEqual(1);
+}
+
+function compiled(raw: Scenario, S: number): CompiledMmppModel {
+  const { params } = validateScenario(raw);
+  return compileMmppModel(params, params.arrivalProcess!, S);
+}
+
+describe(`MMPP models on the GPU (f32 MPI + f64 polish)${gpu.skip}`, () => {
+  it.skipIf(!gpu.ctx)('one f32 Bellman sweep equals the f64 mmppBellmanStep (values, bounds, policy)', async () => {
+    for (const [raw, S] of [
+      [THREE_PHASE, 40],
+      [TWO_PHASE, 70],
+    ] as const) {
+      const m = compiled(raw, S);
+      const n = (S + 1) * m.M;
+      // Increasing, convex in s, different per phase, with noise: like relative values.
+      const r = rng(7);
+      const h = new Float64Array(n);
+      for (let s = 1; s <= S; s++) for (let j = 0; j < m.M; j++) h[s * m.M + j] = h[(s - 1) * m.M + j] + (m.costSlope / m.tau) * 1e-3 * s * (0.5 + r()) + (s === 1 ? j * 0.1 : 0);
+      // Every action allowed (no row left out), one Bellman sweep and its normalisation.
+      const flags: GpuFlags = { ...DEFAULT_FLAGS, BATCHWISE_GPU_EVAL_SWEEPS: 0, BATCHWISE_GPU_MAX_SWEEPS: 1, BATCHWISE_GPU_MAX_ROW_EXCESS: Number.POSITIVE_INFINITY };
+      const res = await mmppGpuRvi(gpu.ctx!, { model: m, warm: { values: h }, tolerance: 0 }, { flags });
+      expect(res.sweeps).toBe(1);
+      const gap = new Float64Array(n);
+      const policy = new Int32Array(n);
+      mmppBellmanStep(m, h, gap, policy);
+      let lo = Infinity;
+      let hi = -Infinity;
+      let scale = 0;
+      for (let x = 0; x < n; x++) {
+        lo = Math.min(lo, gap[x]);
+        hi = Math.max(hi, gap[x]);
+        scale = Math.max(scale, Math.abs(h[x]), Math.abs(gap[x]));
+      }
+      expect(Math.abs(res.lower - lo)).toBeLessThanOrEqual(1e-5 * scale);
+      expect(Math.abs(res.upper - hi)).toBeLessThanOrEqual(1e-5 * scale);
+      let differ = 0;
+      for (let x = 0; x < n; x++) {
+        expect(Math.abs(res.values![x] - (h[x] + gap[x] - gap[0]))).toBeLessThanOrEqual(1e-5 * scale);
+        if (res.policy![x] !== policy[x]) differ++;
+      }
+      // f32 may break a near-tie the other way; nothing more.
+      expect(differ).toBeLessThanOrEqual(Math.ceil(0.02 * n));
+    }
+  });
+
+  it.skipIf(!gpu.ctx)('M = 2 (burst profile, B = 8): same per-phase policy and g as the CPU MMPP solver, certified', async () => {
+    const onGpu = await solveScenario(TWO_PHASE, { backend: 'GPU' });
+    const onCpu = await solveScenario(TWO_PHASE, { backend: 'CPU' });
+    expect(onGpu.policy.phases!.length).toBe(2);
+    expectSameAsCpuMmpp(onGpu, onCpu);
+  });
+
+  it.skipIf(!gpu.ctx)('M = 3 (a silent phase, exponential service, B = 4): same per-phase policy and g as the CPU, certified', async () => {
+    const onGpu = await solveScenario(THREE_PHASE, { backend: 'GPU' });
+    const onCpu = await solveScenario(THREE_PHASE, { backend: 'CPU' });
+    expect(onGpu.policy.phases!.length).toBe(3);
+    expectSameAsCpuMmpp(onGpu, onCpu);
+  });
+
+  it.skipIf(!gpu.ctx)('M = 1 equals the Poisson GPU result (spec §6, λ = 4000, w_pow = 1e-3)', async () => {
+    const c = SPEC_CASES.find((x) => x.arrivalRate === 4000 && x.powerWeight === 1e-3 && x.distribution === 'DETERMINISTIC') ?? SPEC_CASES[3];
+    const poisson = specCaseScenario(c);
+    const asMmpp: Scenario = { ...poisson, arrivalProcess: { mmpp: { rates: [c.arrivalRate], generator: [0] } } };
+    const viaMmpp = await solveScenario(asMmpp, { backend: 'GPU' });
+    const viaPoisson = await solveScenario(poisson, { backend: 'GPU' });
+    expect(viaMmpp.solver.backend).toBe('webgpu');
+    expect(viaPoisson.solver.backend).toBe('webgpu');
+    expect(viaMmpp.solver.maxQueue).toBe(viaPoisson.solver.maxQueue);
+    const S = viaPoisson.solver.maxQueue;
+    expect(Array.from(viaMmpp.policy.actions).slice(0, S)).toEqual(Array.from(viaPoisson.policy.actions).slice(0, S));
+    expect(viaMmpp.policy.controlLimit).toBe(viaPoisson.policy.controlLimit);
+    expect(Math.abs(viaMmpp.averageCost - viaPoisson.averageCost)).toBeLessThanOrEqual(1e-12 * viaPoisson.averageCost);
+    expect(viaMmpp.averageCostLower).toBeLessThanOrEqual(viaMmpp.averageCost * (1 + 1e-9));
+    expect(viaMmpp.averageCostUpper).toBeGreaterThanOrEqual(viaMmpp.averageCost * (1 - 1e-9));
+  });
+
+  it.skipIf(!gpu.ctx)('progress comes from the f64 polish with the likeliest phase’s policy (length S+1)', async () => {
+    const seen: SolverProgress[] = [];
+    const r = await solveScenario(THREE_PHASE, { backend: 'GPU', onProgress: (p) => seen.push(p) });
+    expect(seen.length).toBeGreaterThan(0);
+    const last = seen[seen.length - 1];
+    expect(last.policy.length).toBe(r.solver.maxQueue + 1);
+    expect(last.lower).toBeLessThanOrEqual(last.upper);
+  });
+
+  it.skipIf(!gpu.ctx)('a cancelled solve stops between GPU submits with AbortError', async () => {
+    const ac = new AbortController();
+    let submits = 0;
+    registerMmppGpuPicker(
+      createMmppGpuPicker(cpuMmppPolicyIteration, {
+        hooks: {
+          afterSubmit: () => {
+            submits++;
+            ac.abort();
+          },
+        },
+      }),
+    );
+    await expect(solveScenario(THREE_PHASE, { backend: 'GPU', signal: ac.signal })).rejects.toBeInstanceOf(AbortError);
+    expect(submits).toBe(1);
+  });
+
+  it.skipIf(!gpu.ctx)('a device lost mid-solve: the solve finishes on the CPU with the same answer', async () => {
+    let fired = 0;
+    registerMmppGpuPicker(
+      createMmppGpuPicker(cpuMmppPolicyIteration, {
+        hooks: {
+          afterSubmit: (info) => {
+            if (fired++ === 0) info.device.destroy();
+          },
+        },
+      }),
+    );
+    const r = await solveScenario(THREE_PHASE, { backend: 'GPU' });
+    const onCpu = await solveScenario(THREE_PHASE, { backend: 'CPU' });
+    expect(fired).toBeGreaterThanOrEqual(1);
+    expect(r.solver.backend).toBe('cpu');
+    expect(phaseTables(r)).toEqual(phaseTables(onCpu));
+    expect(Math.abs(r.averageCost - onCpu.averageCost)).toBeLessThanOrEqual(1e-9 * onCpu.averageCost);
+  });
+
+  it('BATCHWISE_GPU=off refuses backend GPU for MMPP with the reason, and AUTO uses the CPU', async () => {
+    const saved = process.env.BATCHWISE_GPU;
+    process.env.BATCHWISE_GPU = 'off';
+    try {
+      await expect(solveScenario(THREE_PHASE, { backend: 'GPU' })).rejects.toThrow(BackendUnavailableError);
+      await expect(solveScenario(THREE_PHASE, { backend: 'GPU' })).rejects.toThrow('BATCHWISE_GPU=off');
+      expect((await solveScenario(THREE_PHASE, { backend: 'AUTO' })).solver.backend).toBe('cpu');
+    } finally {
+      if (saved === undefined) delete process.env.BATCHWISE_GPU;
+      else process.env.BATCHWISE_GPU = saved;
+    }
+  });
+});
