@@ -1,6 +1,8 @@
 /**
  * The fleet's discrete-event engine: N accelerators, each with one FIFO per class and its
- * own batching policies, fed by one Poisson stream per class through a router.
+ * own batching policies, fed by one arrival stream per class (Poisson, or MMPP when the class
+ * has an arrival process: src/sim/mmpp.ts, seeded like the single-server simulator's)
+ * through a router.
  *
  * Semantics follow the single-server engine (src/sim/engine.ts) so that a fleet of one is
  * that simulator: decisions only while an accelerator is idle (at its batch completion,
@@ -19,7 +21,8 @@
  * slower class: T·(1 − l_own(b)/l_slowest(b)).
  */
 import { throwIfAborted } from '../model/errors.js';
-import { ArrivalSource } from '../sim/arrivals.js';
+import { ArrivalSource, type ArrivalStream } from '../sim/arrivals.js';
+import { MmppArrivals } from '../sim/mmpp.js';
 import { LogHistogram } from '../sim/histogram.js';
 import type { SimPolicy } from '../sim/policies/types.js';
 import { Rng, STREAM_SERVICE } from '../sim/rng.js';
@@ -79,7 +82,9 @@ export function runFleetEngine(f: FleetParams, policies: readonly (readonly SimP
     rings.push(f.classes.map(() => new RequestRing(o.maxQueued)));
     samplers.push(kind.pairs.map((p) => new ServiceSampler(p.meanService, p, rng)));
   }
-  const arrivals = f.classes.map((cl, c) => ArrivalSource.poisson(cl.arrivalRate, classSeed(o.seed, c)));
+  const arrivals: ArrivalStream[] = f.classes.map((cl, c) =>
+    cl.arrivalProcess ? new MmppArrivals(cl.arrivalProcess, classSeed(o.seed, c)) : ArrivalSource.poisson(cl.arrivalRate, classSeed(o.seed, c)),
+  );
   const nextArr = new Float64Array(C);
   for (let c = 0; c < C; c++) nextArr[c] = arrivals[c].next();
   const perItem = new Float64Array(N * C);
@@ -138,6 +143,8 @@ export function runFleetEngine(f: FleetParams, policies: readonly (readonly SimP
   let nextCheck = 1 << 16;
 
   for (let a = 0; a < N; a++) for (const p of policies[a]) p.reset();
+  // Phase-aware policies (segregation's optimum under MMPP arrivals) read their class's phase.
+  for (let a = 0; a < N; a++) policies[a].forEach((p, c) => p.bindArrivals?.(arrivals[mixed ? 0 : c]));
   router.reset();
 
   const closeGroup = (): void => {

@@ -5,6 +5,10 @@
  * the exact solver can be run on any pair at any arrival rate (segregation planning).
  */
 import { ScenarioError } from '../model/errors.js';
+import { LIMITS } from '../model/limits.js';
+import type { MmppProcess } from '../model/mmpp/process.js';
+import type { ArrivalProcessSpec } from '../model/mmpp/spec.js';
+import { meanRateFor, validateArrivalProcess } from '../model/mmpp/validate.js';
 import type { ModelParams, PowerSpec, Scenario, ServiceTimeSpec } from '../model/scenario.js';
 import { validateScenario } from '../model/validate.js';
 
@@ -14,8 +18,10 @@ export type BatchingMode = 'PER_CLASS' | 'MIXED';
 /** JSON form of a request class. */
 export interface FleetClassSpec {
   name: string;
-  /** Poisson arrival rate, requests/s. */
-  arrivalRate: number;
+  /** Poisson arrival rate, requests/s; with arrivalProcess: omitted, 0, or its mean rate. */
+  arrivalRate?: number;
+  /** Bursty (MMPP) arrivals instead of Poisson: the single-server scenario's arrivalProcess (docs/mmpp.md). */
+  arrivalProcess?: ArrivalProcessSpec;
   /** Mean response-time target, seconds (planning); absent = none. */
   latencyTarget?: number;
   /** Weight of the class's mean response time in the objective (default 1). */
@@ -44,7 +50,10 @@ export interface FleetScenario {
 
 export interface FleetClass {
   readonly name: string;
+  /** Mean arrival rate, requests/s (λ̄ = π·λ for MMPP arrivals). */
   readonly arrivalRate: number;
+  /** MMPP arrivals; absent = Poisson at arrivalRate. */
+  readonly arrivalProcess?: MmppProcess;
   readonly latencyTarget: number | null;
   readonly weight: number;
 }
@@ -134,11 +143,26 @@ export function validateFleet(input: unknown): FleetParams {
   const classes: FleetClass[] = list(input, 'classes', 'classes', FLEET_LIMITS.maxClasses).map((raw, i) => {
     const path = `classes[${i}]`;
     if (!isObj(raw)) throw new ScenarioError(path, 'must be an object');
-    known(raw, path, ['name', 'arrivalRate', 'latencyTarget', 'weight']);
+    known(raw, path, ['name', 'arrivalRate', 'arrivalProcess', 'latencyTarget', 'weight']);
     const t = raw.latencyTarget;
+    const name = str(raw, 'name', `${path}.name`);
+    let arrivalRate: number;
+    let arrivalProcess: MmppProcess | undefined;
+    if (raw.arrivalProcess !== undefined && raw.arrivalProcess !== null) {
+      arrivalProcess = validateArrivalProcess(raw.arrivalProcess, `${path}.arrivalProcess`).process;
+      try {
+        arrivalRate = meanRateFor(raw.arrivalRate, arrivalProcess, Math.min(1e9, LIMITS.maxArrivalRate));
+      } catch (e) {
+        if (e instanceof ScenarioError) throw new ScenarioError(`${path}.${e.field}`, e.reason);
+        throw e;
+      }
+    } else {
+      arrivalRate = num(raw, 'arrivalRate', `${path}.arrivalRate`, { above: 0, max: 1e9 });
+    }
     return {
-      name: str(raw, 'name', `${path}.name`),
-      arrivalRate: num(raw, 'arrivalRate', `${path}.arrivalRate`, { above: 0, max: 1e9 }),
+      name,
+      arrivalRate,
+      ...(arrivalProcess ? { arrivalProcess } : {}),
       latencyTarget: t === undefined || t === null ? null : num(raw, 'latencyTarget', `${path}.latencyTarget`, { above: 0, max: 1e6 }),
       weight: num(raw, 'weight', `${path}.weight`, { min: 0, max: 1e12 }, 1),
     };

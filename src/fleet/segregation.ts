@@ -11,9 +11,16 @@
  * optimal cost of the single-server scenario with latencyWeight w_lat·weight_c·λ_c/(Λ·n_c)
  * and powerWeight w_pow. So the best split and every group's optimal batching policy come
  * from solves, one per (kind, class, n_c), cached; the split is chosen by enumeration.
+ *
+ * A class with MMPP arrivals (Q, λ) split at random over n_c accelerators gives each the MMPP
+ * (Q, λ/n_c): the same phase chain, thinned rates. The objective still separates (it is a sum
+ * of each accelerator's long-run cost, which depends only on what that accelerator sees), so
+ * each group is the single-server MMPP SMDP of spec §7, solved exactly with a per-phase
+ * policy that acts on the class's current phase.
  */
 import { ScenarioError, LimitError } from '../model/errors.js';
 import { validateScenario } from '../model/validate.js';
+import type { MmppPolicy, PhasePolicySummary } from '../policy/mmpp/policy.js';
 import type { Policy } from '../policy/policy.js';
 import { solveScenario } from '../solve/solveScenario.js';
 import { Segregation } from './routers.js';
@@ -33,6 +40,8 @@ export interface GroupSolve {
   readonly meanPower: number;
   readonly controlLimit: number;
   readonly actions: readonly number[];
+  /** MMPP arrivals: the policy of each arrival phase (controlLimit and actions are then the likeliest phase's). */
+  readonly phases?: readonly PhasePolicySummary[];
 }
 
 export interface SegregationPlan {
@@ -67,10 +76,18 @@ export async function solveGroup(f: FleetParams, k: number, c: number, nc: numbe
   const rate = cl.arrivalRate / nc;
   // A class with weight 0 under a pure latency objective still needs a positive weight to solve.
   const lw = Math.max((f.latencyWeight * cl.weight * cl.arrivalRate) / (total * nc), f.powerWeight > 0 ? 0 : 1e-12);
+  const pair = pairScenario(kind, c, rate, lw, f.powerWeight);
+  const proc = cl.arrivalProcess;
+  if (proc) {
+    // Random thinning of the class's MMPP: same generator, rates λ_j/n_c; arrivalRate 0 = its mean.
+    pair.arrivalRate = 0;
+    pair.arrivalProcess = { mmpp: { rates: Array.from(proc.rates, (r) => r / nc), generator: Array.from(proc.generator) } };
+  }
   let scenario;
   try {
-    scenario = validateScenario(pairScenario(kind, c, rate, lw, f.powerWeight));
+    scenario = validateScenario(pair);
   } catch (e) {
+    if (e instanceof ScenarioError && proc && e.field === 'arrivalProcess' && / not below the capacity /.test(e.reason)) return null;
     if (e instanceof ScenarioError && e.field === 'arrivalRate') return null; // beyond this kind's capacity
     throw e;
   }
@@ -85,7 +102,19 @@ export async function solveGroup(f: FleetParams, k: number, c: number, nc: numbe
     meanPower: r.meanPower,
     controlLimit: r.policy.controlLimit,
     actions: r.policy.actions,
+    ...(r.policy.phases && r.policy.phases.length > 0 ? { phases: r.policy.phases } : {}),
   };
+}
+
+/** A group's solved policy as a simulator table: per phase for MMPP arrivals (as mmppPolicyFromResult builds it). */
+export function groupPolicy(g: GroupSolve, B: number): Policy | MmppPolicy {
+  const phases = g.phases;
+  if (!phases || phases.length === 0) return { actions: Int32Array.from(g.actions), tailBatch: B };
+  const M = phases.length;
+  const levels = Math.max(...phases.map((p) => p.actions.length));
+  const actions = new Int32Array(levels * M);
+  for (let j = 0; j < M; j++) for (let s = 0; s < levels; s++) actions[s * M + j] = phases[j].actions[s] ?? Math.min(s, B);
+  return { phases: M, actions, tailBatch: B };
 }
 
 /** Every way to give each kind's accelerators to classes, each class at least one. */
@@ -166,11 +195,11 @@ export async function planSegregation(f: FleetParams, o: SegregationOptions = {}
  * The plan as simulator inputs: the segregation router (groups[c] = accelerator indices) and
  * the optimal table of every (accelerator, class) it serves.
  */
-export function segregationSetup(f: FleetParams, plan: SegregationPlan, seed: number): { router: Segregation; tables: (Policy | null)[][] } {
+export function segregationSetup(f: FleetParams, plan: SegregationPlan, seed: number): { router: Segregation; tables: (Policy | MmppPolicy | null)[][] } {
   const kindOf = acceleratorKinds(f);
   const C = f.classes.length;
   const groups: number[][] = f.classes.map(() => []);
-  const tables: (Policy | null)[][] = [];
+  const tables: (Policy | MmppPolicy | null)[][] = [];
   const left = plan.counts.map((row) => [...row]);
   for (let a = 0; a < f.accelerators; a++) {
     const k = kindOf[a];
@@ -179,8 +208,8 @@ export function segregationSetup(f: FleetParams, plan: SegregationPlan, seed: nu
     groups[c].push(a);
     const g = plan.groups.find((x) => x.kind === k && x.cls === c);
     if (!g) throw new Error('internal: plan lacks a group it assigns');
-    const row: (Policy | null)[] = new Array(C).fill(null);
-    row[c] = { actions: Int32Array.from(g.actions), tailBatch: f.kinds[k].maxBatchSize };
+    const row: (Policy | MmppPolicy | null)[] = new Array(C).fill(null);
+    row[c] = groupPolicy(g, f.kinds[k].maxBatchSize);
     tables.push(row);
   }
   return { router: new Segregation(groups, seed), tables };

@@ -1,5 +1,7 @@
 import { ScenarioError } from '../model/errors.js';
+import type { MmppPolicy } from '../policy/mmpp/policy.js';
 import type { Policy } from '../policy/policy.js';
+import { MmppTablePolicy } from '../sim/mmpp.js';
 import { SIM_DEFAULTS, SIM_LIMITS } from '../sim/limits.js';
 import type { SimPolicy } from '../sim/policies/types.js';
 import { buildSimPolicy, parseSimPolicySpec } from '../sim/policySpec.js';
@@ -17,9 +19,10 @@ export interface FleetSimulateOptions {
   readonly ciBatches?: number;
   /**
    * State policies that replace the group's `policy` on given accelerators and classes:
-   * tables[a][c] (PER_CLASS) — segregation puts each group's exact optimum here.
+   * tables[a][c] (PER_CLASS) — segregation puts each group's exact optimum here (one table
+   * per arrival phase, acting on the class's current phase, for a class with MMPP arrivals).
    */
-  readonly tables?: readonly (readonly (Policy | null)[])[];
+  readonly tables?: readonly (readonly (Policy | MmppPolicy | null)[])[];
   readonly signal?: AbortSignal;
   readonly onServed?: (tag: number, cls: number, acc: number, response: number) => void;
 }
@@ -36,6 +39,7 @@ export function buildFleetPolicies(f: FleetParams, tables?: FleetSimulateOptions
     out.push(
       classes.map((c) => {
         const table = tables?.[a]?.[c];
+        if (table && 'phases' in table) return new MmppTablePolicy(table, 'optimal');
         if (table) return tablePolicy(table, kind.maxBatchSize, 'optimal');
         const spec = parseSimPolicySpec(kind.policy, kind.maxBatchSize, field);
         if (spec.kind === 'optimal') {

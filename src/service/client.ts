@@ -1,6 +1,9 @@
 import * as grpc from '@grpc/grpc-js';
 import { ScenarioError } from '../model/errors.js';
 import type { EvaluationResult, SolveResult } from '../solve/result.js';
+import type { FleetPlanAnswer } from '../fleet/request.js';
+import type { FleetRun } from '../fleet/run.js';
+import { fleetPlanFromProto, fleetRunFromProto, fleetToProto } from './convert/fleet.js';
 import { evaluationFromProto, solveResultFromProto } from './convert/result.js';
 import type { ScenarioResult, SolveBatchRequest, SolveProgressMessage, SolveRequest, SolveUpdate } from './messages.js';
 import { loadPackageDefinition } from './proto.js';
@@ -49,6 +52,8 @@ type RawClient = grpc.Client & {
   Solve(req: SolveRequest, md: grpc.Metadata, opts: grpc.CallOptions): grpc.ClientReadableStream<SolveUpdate>;
   SolveBatch(req: SolveBatchRequest, md: grpc.Metadata, opts: grpc.CallOptions): grpc.ClientReadableStream<ScenarioResult>;
   Evaluate(req: unknown, md: grpc.Metadata, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r?: EvaluationResult) => void): grpc.ClientUnaryCall;
+  FleetSimulate(req: unknown, md: grpc.Metadata, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r?: Record<string, unknown>) => void): grpc.ClientUnaryCall;
+  FleetPlan(req: unknown, md: grpc.Metadata, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r?: Record<string, unknown>) => void): grpc.ClientUnaryCall;
 };
 
 /**
@@ -112,6 +117,26 @@ export class BatchwiseClient {
       const call = this.raw.Evaluate(request, metadata(opts), callOptions(opts), (e, r) =>
         e ? reject(fromGrpcError(e)) : resolve(evaluationFromProto(r)),
       );
+      opts.signal?.addEventListener('abort', () => call.cancel(), { once: true });
+    });
+  }
+
+  /**
+   * FleetSimulate: `request` is { fleet (the fleet file's JSON), router, requests, seed,
+   * warmupRequests, weights }; the result as the library's FleetRun (simulation, plan).
+   */
+  fleetSimulate(request: Record<string, unknown>, opts: CallOptions = {}): Promise<FleetRun> {
+    return this.unary((cb) => this.raw.FleetSimulate({ ...request, fleet: fleetToProto(request.fleet) }, metadata(opts), callOptions(opts), cb), opts, fleetRunFromProto);
+  }
+
+  /** FleetPlan: `request` is { fleet, least, kind, maxAccelerators }. */
+  fleetPlan(request: Record<string, unknown>, opts: CallOptions = {}): Promise<FleetPlanAnswer> {
+    return this.unary((cb) => this.raw.FleetPlan({ ...request, fleet: fleetToProto(request.fleet) }, metadata(opts), callOptions(opts), cb), opts, fleetPlanFromProto);
+  }
+
+  private unary<M, T>(open: (cb: (e: grpc.ServiceError | null, r?: M) => void) => grpc.ClientUnaryCall, opts: CallOptions, convert: (m: M) => T): Promise<T> {
+    return new Promise((resolve, reject) => {
+      const call = open((e, r) => (e ? reject(fromGrpcError(e)) : resolve(convert(r as M))));
       opts.signal?.addEventListener('abort', () => call.cancel(), { once: true });
     });
   }

@@ -30,7 +30,7 @@ function mixedKinds(): FleetScenario {
  */
 function bruteForce(s: FleetScenario): { counts: number[][]; cost: number }[] {
   const f = validateFleet(s);
-  const total = s.classes.reduce((a, c) => a + c.arrivalRate, 0);
+  const total = s.classes.reduce((a, c) => a + c.arrivalRate!, 0);
   const out: { counts: number[][]; cost: number }[] = [];
   for (const counts of splits(f)) {
     let cost = 0;
@@ -39,11 +39,11 @@ function bruteForce(s: FleetScenario): { counts: number[][]; cost: number }[] {
       counts.forEach((row, k) => {
         if (row[c] === 0) return;
         const acc = s.accelerators[k];
-        const lw = (s.objective?.latencyWeight ?? 1) * (cl.weight ?? 1) * cl.arrivalRate / (total * n);
+        const lw = (s.objective?.latencyWeight ?? 1) * (cl.weight ?? 1) * cl.arrivalRate! / (total * n);
         const pw = s.objective?.powerWeight ?? 0;
         let params;
         try {
-          params = validateScenario({ arrivalRate: cl.arrivalRate / n, maxBatchSize: acc.maxBatchSize, serviceTime: acc.serviceTime[cl.name], power: acc.power, objective: { latencyWeight: lw, powerWeight: pw } }).params;
+          params = validateScenario({ arrivalRate: cl.arrivalRate! / n, maxBatchSize: acc.maxBatchSize, serviceTime: acc.serviceTime[cl.name], power: acc.power, objective: { latencyWeight: lw, powerWeight: pw } }).params;
         } catch {
           cost = Infinity;
           return;

@@ -12,6 +12,8 @@ import { validateScenario } from '../../model/validate.js';
 import { sizeFleet, type FleetPoint } from '../../plan/fleet.js';
 import { formatDuration, formatPower, parseDuration, parseRate } from '../../plan/units.js';
 import { readJsonFile } from '../io.js';
+import { addRemoteOptions, cancelOnSigint, connect, type RemoteOptions } from '../remote.js';
+import type { BatchwiseClient } from '../../service/client.js';
 import { backendOf, figuresLine } from './plan.js';
 import { backendOption } from './solve.js';
 import { positiveInt } from './simulate.js';
@@ -103,9 +105,9 @@ function pointLines(p: FleetPoint): string[] {
   return lines;
 }
 
-/** `batchwise fleet simulate FLEET.json --router …`: the fleet simulator (src/fleet). */
+/** `batchwise fleet simulate FLEET.json --router …`: the fleet simulator (src/fleet); `--server`: the FleetSimulate RPC. */
 function registerFleetSimulate(fleet: Command): void {
-  fleet
+  const cmd = fleet
     .command('simulate')
     .description('simulate a fleet scenario (accelerator groups, request classes) under a router')
     .argument('<fleet>', 'fleet scenario JSON (see docs/fleet.md)')
@@ -113,49 +115,75 @@ function registerFleetSimulate(fleet: Command): void {
     .option('--weights <file>', 'trained router weights (batchwise train --out), for --router learned')
     .option('--requests <n>', 'requests to measure over all classes (default 1000000)', positiveInt('--requests'))
     .option('--seed <n>', 'seed (default 1)', positiveInt('--seed'))
-    .option('--json', 'print the result as JSON')
-    .action(async (file: string, o: { router: string; weights?: string; requests?: number; seed?: number; json?: boolean }) => {
-      const f = validateFleet(readJsonFile(file));
-      const learned = o.weights !== undefined ? (readJsonFile(o.weights) as RouterWeights) : undefined;
-      const { simulation, plan } = await runFleet(f, o.router, { requests: o.requests, seed: o.seed, learned });
-      if (o.json) {
-        process.stdout.write(`${JSON.stringify(plan ? { simulation, plan } : simulation, null, 2)}\n`);
-        return;
-      }
-      process.stdout.write(`${plan ? `${formatPlan(f, plan)}\n` : ''}${formatFleetSimulation(simulation)}\n`);
-    });
+    .option('--json', 'print the result as JSON');
+  addRemoteOptions(cmd).action(async (file: string, o: { router: string; weights?: string; requests?: number; seed?: number; json?: boolean } & RemoteOptions) => {
+    const json = readJsonFile(file);
+    const f = validateFleet(json); // also before a remote call: the same errors, and the report needs it
+    const learned = o.weights !== undefined ? (readJsonFile(o.weights) as RouterWeights) : undefined;
+    const { simulation, plan } =
+      o.server !== undefined
+        ? await remote({ ...o, server: o.server }, (c, signal) =>
+            c.fleetSimulate({ fleet: json, router: o.router, requests: o.requests, seed: o.seed, weights: learned }, { signal }),
+          )
+        : await runFleet(f, o.router, { requests: o.requests, seed: o.seed, learned });
+    if (o.json) {
+      process.stdout.write(`${JSON.stringify(plan ? { simulation, plan } : simulation, null, 2)}\n`);
+      return;
+    }
+    process.stdout.write(`${plan ? `${formatPlan(f, plan)}\n` : ''}${formatFleetSimulation(simulation)}\n`);
+  });
 }
 
-/** `batchwise fleet plan FLEET.json`: best segregation by exact solves; `--least` sizes one group for the targets. */
+/** One remote call with Ctrl-C cancelling it (the server stops the job). */
+async function remote<T>(o: RemoteOptions & { server: string }, run: (c: BatchwiseClient, signal: AbortSignal) => Promise<T>): Promise<T> {
+  const client = connect(o);
+  const sig = cancelOnSigint();
+  try {
+    return await run(client, sig.signal);
+  } finally {
+    sig.dispose();
+    client.close();
+  }
+}
+
+/** `batchwise fleet plan FLEET.json`: best segregation by exact solves; `--least` sizes one group for the targets; `--server`: the FleetPlan RPC. */
 function registerFleetPlan(fleet: Command): void {
-  fleet
+  const cmd = fleet
     .command('plan')
     .description('best class segregation with optimal batching (exact solves); --least: fewest accelerators meeting every class target')
     .argument('<fleet>', 'fleet scenario JSON (see docs/fleet.md)')
     .option('--least', 'find the least count of one accelerator group that meets every class latencyTarget')
     .option('--kind <name>', 'the accelerator group to size (default: the first)')
     .option('--max-accelerators <n>', 'largest count to try (default 64)', positiveInt('--max-accelerators'))
-    .option('--json', 'print the result as JSON')
-    .action(async (file: string, o: { least?: boolean; kind?: string; maxAccelerators?: number; json?: boolean }) => {
-      const f = validateFleet(readJsonFile(file));
-      if (o.least) {
-        const k = o.kind === undefined ? 0 : f.kinds.findIndex((x) => x.name === o.kind);
-        if (k < 0) throw new InvalidArgumentError(`--kind ${o.kind} names no accelerator group (groups: ${f.kinds.map((x) => x.name).join(', ')})`);
-        const r = await leastAccelerators(f, k, o.maxAccelerators);
-        if (r === null) throw new ScenarioError('classes', `no count of ${f.kinds[k].name} up to ${o.maxAccelerators ?? 64} meets every class target`);
-        if (o.json) {
-          process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
-          return;
-        }
-        process.stdout.write(`${r.count} × ${r.kind} meet every class target.\n${formatPlan({ ...f, kinds: f.kinds.map((x, i) => (i === k ? { ...x, count: r.count } : x)) }, r.plan)}\n`);
-        return;
-      }
-      const plan = await planSegregation(f);
-      if (plan === null) throw new ScenarioError('accelerators', 'no segregation of this fleet keeps every class stable');
+    .option('--json', 'print the result as JSON');
+  addRemoteOptions(cmd).action(async (file: string, o: { least?: boolean; kind?: string; maxAccelerators?: number; json?: boolean } & RemoteOptions) => {
+    const json = readJsonFile(file);
+    const f = validateFleet(json);
+    const server = o.server;
+    if (o.least) {
+      const k = o.kind === undefined ? 0 : f.kinds.findIndex((x) => x.name === o.kind);
+      if (k < 0) throw new InvalidArgumentError(`--kind ${o.kind} names no accelerator group (groups: ${f.kinds.map((x) => x.name).join(', ')})`);
+      const r =
+        server !== undefined
+          ? await remote({ ...o, server }, async (c, signal) => {
+              const a = await c.fleetPlan({ fleet: json, least: true, kind: f.kinds[k].name, maxAccelerators: o.maxAccelerators }, { signal });
+              return { kind: a.kind ?? f.kinds[k].name, count: a.count ?? 0, plan: a.plan, rejected: a.rejected ?? [] };
+            })
+          : await leastAccelerators(f, k, o.maxAccelerators);
+      if (r === null) throw new ScenarioError('classes', `no count of ${f.kinds[k].name} up to ${o.maxAccelerators ?? 64} meets every class target`);
       if (o.json) {
-        process.stdout.write(`${JSON.stringify(plan, null, 2)}\n`);
+        process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
         return;
       }
-      process.stdout.write(`${formatPlan(f, plan)}\n`);
-    });
+      process.stdout.write(`${r.count} × ${r.kind} meet every class target.\n${formatPlan({ ...f, kinds: f.kinds.map((x, i) => (i === k ? { ...x, count: r.count } : x)) }, r.plan)}\n`);
+      return;
+    }
+    const plan = server !== undefined ? (await remote({ ...o, server }, (c, signal) => c.fleetPlan({ fleet: json }, { signal }))).plan : await planSegregation(f);
+    if (plan === null) throw new ScenarioError('accelerators', 'no segregation of this fleet keeps every class stable');
+    if (o.json) {
+      process.stdout.write(`${JSON.stringify(plan, null, 2)}\n`);
+      return;
+    }
+    process.stdout.write(`${formatPlan(f, plan)}\n`);
+  });
 }

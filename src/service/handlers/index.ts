@@ -8,6 +8,8 @@ import { createPlanHandler } from './plan.js';
 import { createFrontierHandler } from './frontier.js';
 import { createFleetHandler } from './fleet.js';
 import { createExportHandler } from './export.js';
+import { createFleetPlanHandler } from './fleetPlan.js';
+import { createFleetSimulateHandler } from './fleetSimulate.js';
 
 /** How one RPC is served: its call shape and a factory that builds its handler from the service's parts. */
 export type RpcDefinition =
@@ -30,4 +32,6 @@ export const RPCS: Readonly<Record<string, RpcDefinition>> = {
   Frontier: { kind: 'unary', create: createFrontierHandler },
   Fleet: { kind: 'unary', create: createFleetHandler },
   Export: { kind: 'unary', create: createExportHandler },
+  FleetSimulate: { kind: 'unary', create: createFleetSimulateHandler },
+  FleetPlan: { kind: 'unary', create: createFleetPlanHandler },
 };

@@ -9,6 +9,8 @@ import type { EvaluationResult, SolveResult } from '../../solve/result.js';
 import { solveScenarioDetailed, type WarmStart } from '../../solve/solveScenario.js';
 import type { SolverProgress } from '../../solve/types.js';
 import type { MmppPolicy } from '../../policy/mmpp/policy.js';
+import { runFleetPlanCall, runFleetSimulateCall, type FleetPlanAnswer, type FleetPlanCall, type FleetSimulateCall } from '../../fleet/request.js';
+import type { FleetRun } from '../../fleet/run.js';
 
 /**
  * The work a pool worker can do, one entry per kind. To add a kind (e.g. `simulate`), add
@@ -20,6 +22,8 @@ export interface JobTypes {
   evaluate: { payload: EvaluateJob; result: EvaluationResult; progress: never };
   simulate: { payload: SimulateJob; result: SimulationResult; progress: never };
   planning: { payload: PlanningCall; result: PlanningResponse; progress: never };
+  fleetSimulate: { payload: FleetSimulateCall; result: FleetRun; progress: never };
+  fleetPlan: { payload: FleetPlanCall; result: FleetPlanAnswer; progress: never };
 }
 
 export type JobKind = keyof JobTypes;
@@ -102,6 +106,14 @@ export const JOBS: { readonly [K in JobKind]: JobFn<K> } = {
 
   async planning(call, io) {
     return { result: await runPlanningCall(call, { signal: io.signal }) };
+  },
+
+  async fleetSimulate(call, io) {
+    return { result: await runFleetSimulateCall(call, { signal: io.signal }) };
+  },
+
+  async fleetPlan(call, io) {
+    return { result: await runFleetPlanCall(call, { signal: io.signal }) };
   },
 };
 
