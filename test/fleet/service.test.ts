@@ -80,6 +80,23 @@ describe('FleetSimulate and FleetPlan RPCs', () => {
     expect(least.plan).toEqual(localLeast!.plan);
   });
 
+  it('MMPP classes over the wire (generator as rows, burst profile): same simulation and plan as in process', async () => {
+    const bursty = {
+      ...json,
+      classes: [
+        { name: 'vision', arrivalProcess: { burst: { meanRate: 750, peakToMean: 2, meanBurstSeconds: 0.01, meanGapSeconds: 0.04 } }, latencyTarget: 0.01 },
+        { name: 'language', arrivalProcess: { mmpp: { rates: [20, 60], generator: [[-2, 2], [1, -1]] } } },
+      ],
+    };
+    const f = validateFleet(bursty);
+    expect(f.classes[1].arrivalRate).toBeCloseTo(20 / 3 + 40, 12);
+    const remote = await client.fleetSimulate({ fleet: bursty, router: 'segregation', requests: 20_000, seed: 6 });
+    const local = await runFleet(f, 'segregation', { requests: 20_000, seed: 6 });
+    expect(remote).toEqual(local);
+    expect(remote.plan!.groups.every((g) => g.phases?.length === 2)).toBe(true);
+    expect((await client.fleetPlan({ fleet: bursty })).plan).toEqual(local.plan);
+  });
+
   it('bad input is INVALID_ARGUMENT naming the field (and its bound)', async () => {
     const bad = (patch: (j: ReturnType<typeof twoClassFleet>) => void): unknown => {
       const j = structuredClone(json);
