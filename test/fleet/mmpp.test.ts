@@ -89,7 +89,7 @@ describe('MMPP request classes', () => {
     const proc = two.classes[0].arrivalProcess!;
     // Reference: the single-server MMPP scenario written out by hand, with the fleet objective's
     // weight for one of two accelerators (w_lat·λ/(Λ·n) = 1/2).
-    const pw = V100.objective.powerWeight;
+    const pw = V100.objective.powerWeight ?? 0;
     const half = validateScenario({
       ...V100,
       arrivalRate: 0,
