@@ -8,8 +8,10 @@ COPY package.json package-lock.json ./
 # Install scripts are not needed for the CPU solver (webgpu's postinstall fetches Dawn, unused here).
 RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
+# Only src: the image runs the service and the workers, not the benchmarks (bench/ may import
+# test helpers, which .dockerignore keeps out of the context; tsconfig.build.json's bench
+# include then matches nothing).
 COPY src src
-COPY bench bench
 COPY proto proto
 COPY shaders shaders
 RUN npx tsc -p tsconfig.build.json && npm prune --omit=dev --ignore-scripts

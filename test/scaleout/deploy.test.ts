@@ -1,4 +1,5 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
 import { Service } from 'kubernetes-models/v1/Service';
@@ -70,6 +71,34 @@ describe('deployment manifests', () => {
     expect(text.match(/^FROM /gm)!.length).toBeGreaterThanOrEqual(2);
     expect(text).toMatch(/^USER node$/m);
     expect(text).toMatch(/^HEALTHCHECK[\s\S]*dist\/src\/scaleout\/healthcheck\.js/m);
+  });
+
+  it('.dockerignore keeps local state out of the build context', () => {
+    const ignored = readFileSync('.dockerignore', 'utf8').split('\n').map((l) => l.trim());
+    for (const p of ['node_modules', 'dist', 'scratch', '.git', 'test', 'coverage', 'bench/results']) expect(ignored, p).toContain(p);
+  });
+
+  it('the build stage compiles from what it copies: no source it copies imports a file outside it (or ignored)', () => {
+    const text = readFileSync('Dockerfile', 'utf8');
+    const build = text.split(/^FROM /m)[1]; // the first stage
+    const copied = new Set(
+      [...build.matchAll(/^COPY (?!--from)(.+)$/gm)].flatMap((m) => m[1].trim().split(/\s+/).slice(0, -1)),
+    );
+    const ignored = new Set(readFileSync('.dockerignore', 'utf8').split('\n').map((l) => l.trim()).filter(Boolean));
+    const dirs = [...copied].filter((p) => !p.includes('.') && existsSync(p));
+    expect(dirs).toContain('src');
+    const bad: string[] = [];
+    for (const dir of dirs)
+      for (const f of readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'))) {
+        const file = `${dir}/${f}`;
+        for (const m of readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)) {
+          const target = relative('.', resolve(dirname(file), m[1]));
+          const top = target.split('/')[0];
+          const inContext = copied.has(top) && ![...ignored].some((i) => target === i || target.startsWith(`${i}/`));
+          if (!inContext) bad.push(`${file} → ${target}`);
+        }
+      }
+    expect(bad).toEqual([]);
   });
 });
 
