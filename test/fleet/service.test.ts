@@ -172,5 +172,11 @@ describe('FleetSimulate and FleetPlan RPCs', () => {
     const plan = await run('fleet', 'plan', file, '--json', '--server', server.address);
     expect(plan.code).toBe(0);
     expect(JSON.parse(plan.out)).toEqual(JSON.parse((await run('fleet', 'plan', file, '--json')).out));
+    const least = await run('fleet', 'plan', file, '--least', '--json', '--server', server.address);
+    expect(least.code).toBe(0);
+    expect(JSON.parse(least.out)).toEqual(JSON.parse((await run('fleet', 'plan', file, '--least', '--json')).out));
+    const bad = await run('fleet', 'simulate', file, '--router', 'fastest', '--server', server.address);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/router: unknown router "fastest"/);
   });
 });
