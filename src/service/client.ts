@@ -3,7 +3,7 @@ import { ScenarioError } from '../model/errors.js';
 import type { EvaluationResult, SolveResult } from '../solve/result.js';
 import type { FleetPlanAnswer } from '../fleet/request.js';
 import type { FleetRun } from '../fleet/run.js';
-import { fleetPlanFromProto, fleetRunFromProto, fleetToProto } from './convert/fleet.js';
+import { fleetPlanFromProto, fleetRunFromProto, fleetToProto, weightsToProto } from './convert/fleet.js';
 import { evaluationFromProto, solveResultFromProto } from './convert/result.js';
 import type { ScenarioResult, SolveBatchRequest, SolveProgressMessage, SolveRequest, SolveUpdate } from './messages.js';
 import { loadPackageDefinition } from './proto.js';
@@ -126,7 +126,7 @@ export class BatchwiseClient {
    * warmupRequests, weights }; the result as the library's FleetRun (simulation, plan).
    */
   fleetSimulate(request: Record<string, unknown>, opts: CallOptions = {}): Promise<FleetRun> {
-    return this.unary((cb) => this.raw.FleetSimulate({ ...request, fleet: fleetToProto(request.fleet) }, metadata(opts), callOptions(opts), cb), opts, fleetRunFromProto);
+    return this.unary((cb) => this.raw.FleetSimulate({ ...request, fleet: fleetToProto(request.fleet), weights: weightsToProto(request.weights) }, metadata(opts), callOptions(opts), cb), opts, fleetRunFromProto);
   }
 
   /** FleetPlan: `request` is { fleet, least, kind, maxAccelerators }. */

@@ -66,6 +66,20 @@ describe('FleetSimulate and FleetPlan RPCs', () => {
     expect((wire.plan as { counts: unknown }).counts).toEqual([{ classes: [1, 1] }]);
   });
 
+  it('FleetSimulate with a learned router: the weights travel as rows and give the in-process run', async () => {
+    const f = validateFleet(json);
+    const F = 6 + f.accelerators;
+    // Hand-made weights (not trained): prefer little queued work of the own class, a different preference per class.
+    const theta = f.classes.map((_, c) => Array.from({ length: F }, (_, i) => (i === 1 ? -3 : i === 6 + c ? 0.5 : i === 0 ? -1 : 0)));
+    const weights = { format: 'batchwise.linear-router.v1' as const, accelerators: f.accelerators, classes: f.classes.length, theta, tau: 0.094 };
+    const remote = await client.fleetSimulate({ fleet: json, router: 'learned', weights, requests: 20_000, seed: 8 });
+    const local = await runFleet(f, 'learned', { learned: weights, requests: 20_000, seed: 8 });
+    expect(remote.simulation).toEqual(local.simulation);
+    expect(remote.simulation.router).toBe(local.simulation.router);
+    const e = (await failure(client.fleetSimulate({ fleet: json, router: 'learned', weights: { ...weights, theta: [theta[0].slice(1), theta[1]] } }))) as ScenarioError;
+    expect(e.field).toBe('weights.theta[0]');
+  });
+
   it('FleetPlan equals planSegregation, and with least the in-process sizing', async () => {
     const f = validateFleet(json);
     const remote = await client.fleetPlan({ fleet: json });

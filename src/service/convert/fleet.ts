@@ -61,6 +61,19 @@ export function fleetToProto(json: unknown): unknown {
   };
 }
 
+/** Router weights as the file has them (theta: rows of numbers) → the message (rows as WeightRow). */
+export function weightsToProto(w: unknown): unknown {
+  if (!isObj(w) || !Array.isArray(w.theta)) return w;
+  return { ...w, theta: w.theta.map((row: unknown) => (Array.isArray(row) ? { values: row } : row)) };
+}
+
+/** A decoded RouterWeights message → the file's form (theta rows as arrays; an empty row arrives without values). */
+export function weightsFromProto(m: unknown): unknown {
+  if (!isObj(m)) return m;
+  const theta = Array.isArray(m.theta) ? m.theta.map((row: unknown) => (isObj(row) ? (Array.isArray(row.values) ? row.values : []) : row)) : m.theta;
+  return clean({ format: m.format, accelerators: m.accelerators, classes: m.classes, theta, tau: m.tau });
+}
+
 /** The plan as a message: counts[k] as a row of per-class counts. */
 export function planToProto(p: SegregationPlan): Obj {
   return { ...p, counts: p.counts.map((row) => ({ classes: [...row] })) };

@@ -1,7 +1,7 @@
 import { LimitError } from '../../model/errors.js';
 import type { FleetParams } from '../../fleet/scenario.js';
 import { parseFleetField, parseFleetSimulateRequest } from '../../fleet/request.js';
-import { fleetFromProto, fleetRunToProto } from '../convert/fleet.js';
+import { fleetFromProto, fleetRunToProto, weightsFromProto } from '../convert/fleet.js';
 import type { ServiceLimits } from '../config.js';
 import type { UnaryHandler } from '../rpc/context.js';
 import { inField, requalify } from '../rpc/errorTable.js';
@@ -25,7 +25,8 @@ export function parseFleetMessage(raw: unknown, limits: ServiceLimits): FleetPar
  */
 export function createFleetSimulateHandler(deps: ServiceDeps): UnaryHandler<unknown, unknown> {
   return async (request, ctx) => {
-    const call = inField('', () => parseFleetSimulateRequest(request, (raw) => parseFleetMessage(raw, deps.limits)));
+    const req = typeof request === 'object' && request !== null && 'weights' in request ? { ...request, weights: weightsFromProto((request as { weights: unknown }).weights) } : request;
+    const call = inField('', () => parseFleetSimulateRequest(req, (raw) => parseFleetMessage(raw, deps.limits)));
     Object.assign(ctx.facts, { classes: call.fleet.classes.length, accelerators: call.fleet.accelerators, router: call.router });
     try {
       const run = await deps.pool.submit('fleetSimulate', call, { signal: ctx.signal, bounded: true });
