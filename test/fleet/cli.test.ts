@@ -65,6 +65,13 @@ describe('batchwise fleet simulate / plan, train', () => {
     const bad = await run('fleet', 'simulate', fleet, '--router', 'fastest');
     expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/router: unknown router "fastest"/);
+    // A bursty class 0: the batching learner (Poisson control limits) refuses it, naming the field.
+    const bursty = join(dir, 'bursty.json');
+    const b = twoClassFleet(2, 1);
+    writeFileSync(bursty, JSON.stringify({ ...b, classes: [{ name: 'vision', arrivalProcess: { mmpp: { rates: [1000, 3000], generator: [[-5, 5], [10, -10]] } } }, b.classes[1]] }));
+    const learn = await run('train', bursty, '--task', 'batching', '--out', join(dir, 'limit.json'));
+    expect(learn.code).toBe(2);
+    expect(learn.err).toMatch(/classes\[0\]\.arrivalProcess: train --task batching learns one control limit for Poisson arrivals only/);
     const sizing = await run('fleet', fleet, '--latency-target', '10ms');
     expect(sizing.code).toBe(2);
     expect(sizing.err).toMatch(/--total-rate/);

@@ -6,6 +6,7 @@ import { renderCurveSvg } from '../../learn/curve.js';
 import { LinearRouter } from '../../learn/linearRouter.js';
 import { trainBatching } from '../../learn/trainBatching.js';
 import { trainRouter, type Algo } from '../../learn/trainRouter.js';
+import { ScenarioError } from '../../model/errors.js';
 import { validateScenario } from '../../model/validate.js';
 import { readJsonFile } from '../io.js';
 import { positiveInt, progressBar } from './simulate.js';
@@ -57,6 +58,10 @@ export function registerTrain(program: Command): void {
           }
         } else {
           const kind = f.kinds[0];
+          if (f.classes[0].arrivalProcess) {
+            // The learner samples control limits for a Poisson queue; under MMPP the optimum is per phase (fleet plan solves it exactly).
+            throw new ScenarioError('classes[0].arrivalProcess', 'train --task batching learns one control limit for Poisson arrivals only; for an MMPP class, fleet plan gives the exact per-phase optimum');
+          }
           const rate = f.classes[0].arrivalRate / kind.count;
           const params = validateScenario(pairScenario(kind, 0, rate, f.latencyWeight, f.powerWeight)).params;
           const r = trainBatching(params, { algo, iterations: o.episodes, requests: o.requests, seed, onIteration: (i, n, g) => bar.update(i, n, `cost ${g.toPrecision(4)}`) });
