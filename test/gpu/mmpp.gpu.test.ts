@@ -107,6 +107,72 @@ describe(`MMPP models on the GPU (f32 MPI + f64 polish)${gpu.skip}`, () => {
     }
   });
 
+  it.skipIf(!gpu.ctx)('an f32 evaluation sweep of a stored policy, then a Bellman sweep, equal their f64 counterparts', async () => {
+    const S = 50;
+    const m = compiled(THREE_PHASE, S);
+    const M = m.M;
+    const n = (S + 1) * M;
+    const h = new Float64Array(n);
+    for (let s = 1; s <= S; s++) for (let j = 0; j < M; j++) h[s * M + j] = h[(s - 1) * M + j] + (m.costSlope / m.tau) * 2e-3 * s * (1 + 0.3 * j);
+    // Wait below a phase-dependent limit, else serve min(s, B): not the greedy policy at h.
+    const p = new Int32Array(n);
+    for (let s = 0; s <= S; s++) for (let j = 0; j < M; j++) p[s * M + j] = s < 2 + j && s < S ? 0 : Math.min(s, m.B);
+    // f64 reference written from the layout of docs/mmpp.md (not mmppBellmanStep).
+    const value = (hv: Float64Array, s: number, j: number, a: number): number => {
+      const x = s * M + j;
+      if (a === 0) {
+        let d = m.rates[j] * (hv[x + M] - hv[x]);
+        for (let k = 0; k < M; k++) if (k !== j) d += m.generator[j * M + k] * (hv[s * M + k] - hv[x]);
+        return m.costSlope * s + m.waitKappa + m.tau * d;
+      }
+      const L = m.pmfLength[a];
+      const j0 = s - a + m.pmfOffset[a];
+      const nIn = Math.min(L, S - j0 + 1);
+      let e = 0;
+      for (let i = 0; i < nIn * M; i++) e += m.pmf[m.pmfStart[a] + j * L * M + i] * hv[j0 * M + i];
+      if (s >= m.tailFirstState[a]) {
+        const r = ((m.tailStart[a] + s - m.tailFirstState[a]) * M + j) * M * 3;
+        for (let k = 0; k < M; k++) e += m.tailCoef[r + 3 * k] * hv[S * M + k] + m.tailCoef[r + 3 * k + 1] * hv[(S - 1) * M + k] + m.tailCoef[r + 3 * k + 2] * hv[(S - 2) * M + k];
+      }
+      return m.costSlope * s + m.kappa[a * M + j] + (m.tau / m.sojourn[a]) * (e - hv[x]);
+    };
+    const g1 = new Float64Array(n);
+    for (let x = 0; x < n; x++) g1[x] = value(h, Math.floor(x / M), x % M, p[x]);
+    const h1 = h.map((v, x) => v + g1[x] - g1[0]);
+    const g2 = new Float64Array(n);
+    const best = new Int32Array(n);
+    for (let x = 0; x < n; x++) {
+      const s = Math.floor(x / M);
+      g2[x] = Infinity;
+      for (let a = s < S ? 0 : 1; a <= Math.min(s, m.B); a++) {
+        const v = value(h1, s, x % M, a);
+        if (v < g2[x]) [g2[x], best[x]] = [v, a];
+      }
+    }
+    const flags: GpuFlags = { ...DEFAULT_FLAGS, BATCHWISE_GPU_EVAL_SWEEPS: 1, BATCHWISE_GPU_CYCLES_PER_CHECK: 1, BATCHWISE_GPU_MAX_SWEEPS: 2, BATCHWISE_GPU_MAX_ROW_EXCESS: Number.POSITIVE_INFINITY };
+    const res = await mmppGpuRvi(gpu.ctx!, { model: m, warm: { values: h, policy: p }, tolerance: 0 }, { flags });
+    expect(res.sweeps).toBe(2);
+    let scale = 0;
+    for (let x = 0; x < n; x++) scale = Math.max(scale, Math.abs(h1[x]), Math.abs(g2[x]));
+    expect(Math.abs(res.lower - Math.min(...g2))).toBeLessThanOrEqual(1e-5 * scale);
+    expect(Math.abs(res.upper - Math.max(...g2))).toBeLessThanOrEqual(1e-5 * scale);
+    let differ = 0;
+    for (let x = 0; x < n; x++) {
+      expect(Math.abs(res.values![x] - (h1[x] + g2[x] - g2[0]))).toBeLessThanOrEqual(1e-5 * scale);
+      if (res.policy![x] !== best[x]) differ++;
+    }
+    expect(differ).toBeLessThanOrEqual(Math.ceil(0.02 * n));
+  });
+
+  it.skipIf(!gpu.ctx)('AUTO: the GPU where the AUTO rule says it pays off (threshold 0 here), the CPU at the default software threshold (∞)', async () => {
+    registerMmppGpuPicker(createMmppGpuPicker(cpuMmppPolicyIteration, { flags: { ...DEFAULT_FLAGS, BATCHWISE_GPU_AUTO_MIN_WORK_SOFTWARE: 0, BATCHWISE_GPU_AUTO_MIN_WORK_HARDWARE: 0 } }));
+    const auto = await solveScenario(THREE_PHASE, { backend: 'AUTO' });
+    expect(auto.solver.backend).toBe('webgpu');
+    registerMmppGpuPicker(createMmppGpuPicker(cpuMmppPolicyIteration, { flags: { ...DEFAULT_FLAGS, BATCHWISE_GPU_AUTO_MIN_WORK_HARDWARE: 0 } }));
+    const expected = gpu.ctx!.kind === 'software' ? 'cpu' : 'webgpu';
+    expect((await solveScenario(THREE_PHASE, { backend: 'AUTO' })).solver.backend).toBe(expected);
+  });
+
   it.skipIf(!gpu.ctx)('M = 2 (burst profile, B = 8): same per-phase policy and g as the CPU MMPP solver, certified', async () => {
     const onGpu = await solveScenario(TWO_PHASE, { backend: 'GPU' });
     const onCpu = await solveScenario(TWO_PHASE, { backend: 'CPU' });
