@@ -38,6 +38,9 @@ const BREAKERS: Array<(s: Json, r: () => number) => string> = [
   (s) => ((s.unknownKnob = 3), 'unknownKnob'),
 ];
 
+/** Solves slower than this are printed, to keep an eye on the cost of the suite. */
+const SLOW_MS = 5000;
+
 export interface FuzzTally {
   valid: number;
   refused: number;
@@ -60,8 +63,12 @@ export async function fuzz(seed: number, count: number, shape: { maxB: number; r
     const breakIt = r() < 0.45;
     const expectedField = breakIt ? pick(r, BREAKERS)(input, r) : '';
     const where = `seed ${seed} #${i}: ${JSON.stringify(input)}`;
+    const started = performance.now();
     try {
       const res = await solveScenario(input);
+      const took = performance.now() - started;
+      // Slow solves are reported (not failed): speed is measured in bench/, not here.
+      if (took > SLOW_MS) console.warn(`fuzz: slow solve ${(took / 1000).toFixed(1)} s, S = ${res.solver.maxQueue}, ${res.solver.method}; ${where}`);
       expect(breakIt, `should have been refused at ${expectedField}; ${where}`).toBe(false);
       tally.valid++;
       expect(Number.isFinite(res.averageCost), where).toBe(true);

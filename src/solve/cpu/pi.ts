@@ -12,6 +12,8 @@ const FALLBACK_SWEEPS = 200;
 const LOOKAHEAD_MARGIN = 1e-10;
 /** Plain steps changing at most this many states call for the lookahead. */
 const FEW_CHANGES = 3;
+/** Relative rise of g between policy-iteration steps taken for lost digits. */
+const RISE_MARGIN = 1e-9;
 
 /**
  * Policy iteration with exact evaluation of each policy on the banded chain
@@ -21,6 +23,30 @@ const FEW_CHANGES = 3;
  * from the last values.
  */
 export async function policyIteration(model: CompiledModel, opts: SolveOptions): Promise<SolverOutput> {
+  const out = await iterate(model, opts);
+  if (out !== ILL_CONDITIONED) return out;
+  // The §4 extrapolation made this model's chains ill-conditioned (large overflow moments:
+  // long arrival-count laws near S). Solve the truncation that keeps every row stochastic
+  // instead, overflow lumped at S: policy iteration on it cannot cycle, and the tail check
+  // of the caller still decides whether S is large enough.
+  const lumped = await iterate(lumpOverflowAtS(model), { ...opts, warmStart: undefined });
+  if (lumped === ILL_CONDITIONED) throw new Error('policy iteration: ill-conditioned even with the overflow lumped at S');
+  return { ...lumped, method: `${lumped.method} (overflow lumped at S)` };
+}
+
+/** Marks a run whose evaluations stopped being trustworthy. */
+const ILL_CONDITIONED = Symbol('ill-conditioned');
+
+/** The same model with each overflow sent to S whole (coefficients (m0, 0, 0)): a stochastic truncation. */
+export function lumpOverflowAtS(model: CompiledModel): CompiledModel {
+  const tailCoef = new Float64Array(model.tailCoef.length);
+  for (let r = 0; r < tailCoef.length; r += 3) {
+    tailCoef[r] = model.tailCoef[r] + model.tailCoef[r + 1] + model.tailCoef[r + 2];
+  }
+  return { ...model, tailCoef };
+}
+
+async function iterate(model: CompiledModel, opts: SolveOptions): Promise<SolverOutput | typeof ILL_CONDITIONED> {
   const n = model.S + 1;
   const B = model.B;
   let policy = new Int32Array(n);
@@ -51,6 +77,7 @@ export async function policyIteration(model: CompiledModel, opts: SolveOptions):
   let keptGain = Infinity;
   let plainNext: Int32Array | undefined;
   let previous: Int32Array | undefined;
+  const seen = new Set<number>();
   while (iteration < maxIterations) {
     await yielder.check();
     let ev = evaluateOnModel(model, policy, ref);
@@ -62,6 +89,13 @@ export async function policyIteration(model: CompiledModel, opts: SolveOptions):
       ev = evaluateOnModel(model, policy, ref);
     }
     plainNext = undefined;
+    // Policy iteration lowers g at every step; a rise, a non-finite value or a revisited
+    // policy means the evaluations have lost their digits.
+    if (!Number.isFinite(ev.gain) || !Number.isFinite(ev.values[n - 1]) || ev.gain > keptGain + RISE_MARGIN * Math.abs(keptGain)) {
+      return ILL_CONDITIONED;
+    }
+    if (seen.has(policyHash(policy)) && iteration > 0) return ILL_CONDITIONED;
+    seen.add(policyHash(policy));
     keptGain = ev.gain;
     ref = ev.mode;
     values = ev.values;
@@ -69,6 +103,9 @@ export async function policyIteration(model: CompiledModel, opts: SolveOptions):
     bellmanStep(model, values, gap, next, policy, waits);
     iteration++;
     ({ lower, upper } = gapBounds(gap));
+    // At exact values the current action attains g at every state, so m ≤ g ≤ M.
+    const slack = 1e-6 * Math.abs(ev.gain);
+    if (!(lower <= ev.gain + slack && upper >= ev.gain - slack)) return ILL_CONDITIONED;
     const converged = boundsConverged(lower, upper, opts.tolerance);
     // A return to the policy of two steps back is a cycle (the tail extrapolation's negative
     // coefficients near S can make two actions each look better under the other's values):
@@ -116,6 +153,13 @@ function done(
   stopReason: SolverOutput['stopReason'],
 ): SolverOutput {
   return { policy, values, lower, upper, iterations, stopReason, method: 'policy-iteration', backend: 'cpu', adapter: '' };
+}
+
+/** FNV-1a over the actions: revisits of a policy are cycles. */
+function policyHash(a: Int32Array): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < a.length; i++) h = Math.imul(h ^ a[i], 0x01000193);
+  return h >>> 0;
 }
 
 function changedStates(a: Int32Array, b: Int32Array): number {
