@@ -1,3 +1,5 @@
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { compileMmppModel, type CompiledMmppModel } from '../../src/model/mmpp/compile.js';
 import { AbortError } from '../../src/model/errors.js';
@@ -7,6 +9,7 @@ import { mmppBellmanStep } from '../../src/policy/mmpp/greedy.js';
 import { BackendUnavailableError } from '../../src/solve/backends.js';
 import { releaseGpu } from '../../src/solve/gpu/device.js';
 import { DEFAULT_FLAGS, type GpuFlags } from '../../src/solve/gpu/flags.js';
+import { gpuLogger, setGpuLogger } from '../../src/solve/gpu/log.js';
 import { mmppGpuRvi } from '../../src/solve/gpu/mmppRvi.js';
 import { createMmppGpuPicker } from '../../src/solve/gpu/mmppSolver.js';
 import { cpuMmppPolicyIteration, registerMmppGpuPicker } from '../../src/solve/mmppBackends.js';
@@ -19,7 +22,24 @@ import { gpuForTests } from './gpuEnv.js';
 
 const gpu = await gpuForTests();
 afterAll(releaseGpu);
-afterEach(() => registerMmppGpuPicker(undefined));
+const defaultLogger = gpuLogger();
+afterEach(() => {
+  registerMmppGpuPicker(undefined);
+  setGpuLogger(defaultLogger);
+});
+
+/** A pino logger into memory: tests assert on the parsed lines. */
+function captureLogs(): Array<{ level: number; msg: string; err?: { message: string } }> {
+  const lines: Array<{ level: number; msg: string }> = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const l of chunk.toString().split('\n')) if (l) lines.push(JSON.parse(l) as { level: number; msg: string });
+      done();
+    },
+  });
+  setGpuLogger(pino({ level: 'debug' }, sink));
+  return lines;
+}
 
 /** Two phases from a burst profile: B = 8, bursts above capacity. */
 const TWO_PHASE: Scenario = {
@@ -187,6 +207,15 @@ describe(`MMPP models on the GPU (f32 MPI + f64 polish)${gpu.skip}`, () => {
     expectSameAsCpuMmpp(onGpu, onCpu);
   });
 
+  it.skipIf(!gpu.ctx)('growing S from a low start (gamma service, M = 2): each GPU round warm-started, same S sequence and result as the CPU', async () => {
+    const gamma: Scenario = { ...TWO_PHASE, serviceTime: { ...TWO_PHASE.serviceTime, distribution: 'GAMMA', cv: 0.7 } };
+    const onGpu = await solveScenario(gamma, { backend: 'GPU', initialMaxQueue: 40 });
+    const onCpu = await solveScenario(gamma, { backend: 'CPU', initialMaxQueue: 40 });
+    expect(onCpu.solver.maxQueueTried.length).toBeGreaterThan(1);
+    expect(onGpu.solver.maxQueueTried).toEqual(onCpu.solver.maxQueueTried);
+    expectSameAsCpuMmpp(onGpu, onCpu);
+  });
+
   it.skipIf(!gpu.ctx)('M = 1 equals the Poisson GPU result (spec §6, λ = 4000, w_pow = 1e-3)', async () => {
     const c = SPEC_CASES.find((x) => x.arrivalRate === 4000 && x.powerWeight === 1e-3 && x.distribution === 'DETERMINISTIC') ?? SPEC_CASES[3];
     const poisson = specCaseScenario(c);
@@ -231,6 +260,7 @@ describe(`MMPP models on the GPU (f32 MPI + f64 polish)${gpu.skip}`, () => {
   });
 
   it.skipIf(!gpu.ctx)('a device lost mid-solve: the solve finishes on the CPU with the same answer', async () => {
+    const logs = captureLogs();
     let fired = 0;
     registerMmppGpuPicker(
       createMmppGpuPicker(cpuMmppPolicyIteration, {
@@ -247,6 +277,12 @@ describe(`MMPP models on the GPU (f32 MPI + f64 polish)${gpu.skip}`, () => {
     expect(r.solver.backend).toBe('cpu');
     expect(phaseTables(r)).toEqual(phaseTables(onCpu));
     expect(Math.abs(r.averageCost - onCpu.averageCost)).toBeLessThanOrEqual(1e-9 * onCpu.averageCost);
+    const warned = logs.find((l) => l.msg === 'GPU stage failed; finishing the solve on the CPU');
+    expect(warned?.level).toBe(40);
+    expect(warned?.err?.message).toMatch(/device lost|destroyed|lost/i);
+    // The manager noticed the loss: the next GPU solve runs on a fresh device.
+    registerMmppGpuPicker(undefined);
+    expect((await solveScenario(THREE_PHASE, { backend: 'GPU' })).solver.backend).toBe('webgpu');
   });
 
   it('BATCHWISE_GPU=off refuses backend GPU for MMPP with the reason, and AUTO uses the CPU', async () => {
