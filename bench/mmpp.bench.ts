@@ -3,7 +3,7 @@
  * S = 2,000 (8,004 states (s, j), each serve action looking at 4 × pmf-length entries).
  * Times each stage a solve runs — counting matrices, compile, one Bellman step, one exact
  * policy evaluation (banded GTH), the whole certified policy iteration — as medians after
- * warm-up. The GPU side (same CompiledMmppModel layout, docs/mmpp.md) can add rows later.
+ * warm-up. The GPU side of the same model is bench/mmppGpu.bench.ts.
  */
 import {
   buildMmppPmfTable,
