@@ -25,8 +25,9 @@ export function randomScenario(r: () => number, opts: { maxB?: number; rhoMax?: 
   const busyBase = 50 * r();
   const busyPer = 5 * r();
   const latencyWeight = logUniform(r, 1e-3, 10);
-  // Power weight such that w_pow·P is comparable to w_lat·l, or zero.
-  const powerWeight = r() < 0.2 ? 0 : logUniform(r, 1e-4, 10) * (scale / Math.max(busyBase + busyPer * B, 1));
+  // Power weight such that w_pow·P is between 1/1000 and 10 times w_lat·l(B), or zero. (Objectives
+  // where power outweighs latency by orders of magnitude are nearly degenerate: a documented limit.)
+  const powerWeight = r() < 0.2 ? 0 : (logUniform(r, 1e-3, 10) * latencyWeight * lB) / Math.max(busyBase + busyPer * B, 1);
   return {
     arrivalRate: rho * capacity,
     maxBatchSize: B,

@@ -2,8 +2,8 @@ import { expect, it } from 'vitest';
 import { fuzz } from '../helpers/fuzz.js';
 
 // Part 3 of the 10,000-scenario fuzz (split so that vitest spreads it over the cores).
-it('fuzz part 3: 3,300 random scenarios, B ≤ 64, load up to 85 %', async () => {
-  const t = await fuzz(2026_11_30 + 3, 3300, { maxB: 64, rhoMax: 0.85, cvMax: 1.5 });
+it('fuzz part 3: 3,300 random scenarios, B ≤ 32, load up to 85 %', async () => {
+  const t = await fuzz(2026_11_30 + 3, 3300, { maxB: 32, rhoMax: 0.85, cvMax: 1.5 });
   expect(t.valid + t.refused + t.limited).toBe(3300);
   expect(t.valid).toBeGreaterThan(1500);
   expect(t.refused).toBeGreaterThan(1200);

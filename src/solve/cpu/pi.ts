@@ -1,4 +1,5 @@
 import type { CompiledModel } from '../../model/compile.js';
+import { LimitError } from '../../model/errors.js';
 import { bellmanStep, boundsConverged, gapBounds, lookAheadAlongWaits } from '../../policy/greedy.js';
 import { evaluateOnModel } from '../../policy/modelChain.js';
 import type { Solver, SolveOptions, SolverOutput } from '../types.js';
@@ -30,7 +31,14 @@ export async function policyIteration(model: CompiledModel, opts: SolveOptions):
   // instead, overflow lumped at S: policy iteration on it cannot cycle, and the tail check
   // of the caller still decides whether S is large enough.
   const lumped = await iterate(lumpOverflowAtS(model), { ...opts, warmStart: undefined });
-  if (lumped === ILL_CONDITIONED) throw new Error('policy iteration: ill-conditioned even with the overflow lumped at S');
+  if (lumped === ILL_CONDITIONED) {
+    // Seen only where power outweighs latency by orders of magnitude: nearly every policy then
+    // costs the same and the policies' chains are nearly reducible.
+    throw new LimitError(
+      'objective',
+      'the policies of this objective are too close to degenerate for exact evaluation in f64 (typically power outweighing latency by orders of magnitude): raise latencyWeight or lower powerWeight',
+    );
+  }
   return { ...lumped, method: `${lumped.method} (overflow lumped at S)` };
 }
 
