@@ -1,9 +1,10 @@
 /**
  * Benchmark runner: `npm run bench [-- --quick] [-- --only name,name]`. Runs every
  * bench/*.bench.ts, writes bench/results/latest.json (machine-readable, with the machine and
- * peak memory) and docs/benchmarks.md (generated; never edited by hand).
+ * peak memory) and docs/benchmarks.md (generated; never edited by hand). With --only, the
+ * sections run replace their namesakes in both files and the rest is kept.
  */
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -23,6 +24,21 @@ function machine(): Record<string, string | number> {
   };
 }
 
+/** One section in the generated Markdown form. */
+function sectionMarkdown(s: BenchSection): string[] {
+  const lines = [`## ${s.name}`, ''];
+  if (s.machineNote) lines.push(s.machineNote, '');
+  if (s.rows.length > 0) {
+    const cols = [...new Set(s.rows.flatMap((r) => Object.keys(r)))];
+    lines.push(`| ${cols.join(' | ')} |`, `| ${cols.map(() => '---').join(' | ')} |`);
+    for (const r of s.rows) lines.push(`| ${cols.map((c) => String(r[c] ?? '')).join(' | ')} |`);
+    lines.push('');
+  }
+  for (const n of s.notes ?? []) lines.push(`- ${n}`);
+  if (s.notes?.length) lines.push('');
+  return lines;
+}
+
 function toMarkdown(sections: BenchSection[], meta: Record<string, unknown>): string {
   const lines = [
     '# Benchmarks',
@@ -31,19 +47,19 @@ function toMarkdown(sections: BenchSection[], meta: Record<string, unknown>): st
       `Peak RSS ${String(meta.peakRssMiB)} MiB. Figures are medians over repeated runs after warm-up.`,
     '',
   ];
-  for (const s of sections) {
-    lines.push(`## ${s.name}`, '');
-    if (s.machineNote) lines.push(s.machineNote, '');
-    if (s.rows.length > 0) {
-      const cols = [...new Set(s.rows.flatMap((r) => Object.keys(r)))];
-      lines.push(`| ${cols.join(' | ')} |`, `| ${cols.map(() => '---').join(' | ')} |`);
-      for (const r of s.rows) lines.push(`| ${cols.map((c) => String(r[c] ?? '')).join(' | ')} |`);
-      lines.push('');
-    }
-    for (const n of s.notes ?? []) lines.push(`- ${n}`);
-    if (s.notes?.length) lines.push('');
-  }
+  for (const s of sections) lines.push(...sectionMarkdown(s));
   return lines.join('\n');
+}
+
+/** Replaces the `## name` block of the generated Markdown (up to the next `## `), or appends it. */
+function mergeMarkdown(text: string, s: BenchSection, date: string): string {
+  const lines = text.replace(/\n+$/, '').split('\n');
+  const start = lines.indexOf(`## ${s.name}`);
+  const block = [...sectionMarkdown(s), `(Section regenerated alone on ${date}.)`, ''];
+  if (start < 0) return [...lines, '', ...block].join('\n').replace(/\n+$/, '\n');
+  let end = lines.findIndex((l, i) => i > start && l.startsWith('## '));
+  if (end < 0) end = lines.length;
+  return [...lines.slice(0, start), ...block, ...lines.slice(end)].join('\n').replace(/\n+$/, '\n');
 }
 
 async function main(): Promise<void> {
@@ -73,8 +89,23 @@ async function main(): Promise<void> {
   const outDir = join(root, 'bench', 'results');
   mkdirSync(outDir, { recursive: true });
   const suffix = quick ? '-quick' : '';
-  writeFileSync(join(outDir, `latest${suffix}.json`), `${JSON.stringify({ ...meta, sections }, null, 2)}\n`);
-  if (!quick) writeFileSync(join(root, 'docs', 'benchmarks.md'), `${toMarkdown(sections, meta)}\n`);
+  const jsonPath = join(outDir, `latest${suffix}.json`);
+  const mdPath = join(root, 'docs', 'benchmarks.md');
+  if (only && existsSync(jsonPath)) {
+    // A partial run replaces its own sections and keeps the others' figures.
+    const old = JSON.parse(readFileSync(jsonPath, 'utf8')) as { sections?: BenchSection[] };
+    const names = new Set(sections.map((x) => x.name));
+    const merged = [...(old.sections ?? []).filter((x) => !names.has(x.name)), ...sections];
+    writeFileSync(jsonPath, `${JSON.stringify({ ...old, sections: merged, partial: { ...meta, sections: [...names] } }, null, 2)}\n`);
+    if (!quick) {
+      let md = existsSync(mdPath) ? readFileSync(mdPath, 'utf8') : '# Benchmarks\n';
+      for (const x of sections) md = mergeMarkdown(md, x, String(meta.date));
+      writeFileSync(mdPath, md);
+    }
+  } else {
+    writeFileSync(jsonPath, `${JSON.stringify({ ...meta, sections }, null, 2)}\n`);
+    if (!quick) writeFileSync(mdPath, `${toMarkdown(sections, meta)}\n`);
+  }
   console.error(`[bench] wrote bench/results/latest${suffix}.json${quick ? '' : ' and docs/benchmarks.md'}`);
 }
 
