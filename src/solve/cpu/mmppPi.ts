@@ -5,7 +5,7 @@ import { evaluateOnMmppModel } from '../../policy/mmpp/modelChain.js';
 import type { SolveOptions, SolverOutput } from '../types.js';
 import { Yielder } from '../yield.js';
 import { mmppRelativeValueIteration } from './mmppRvi.js';
-import { DEFAULT_PI_MAX_ITERATIONS } from './pi.js';
+import { DEFAULT_PI_MAX_ITERATIONS, policyHash } from './pi.js';
 
 /**
  * Policy iteration on the (s, j) model: evaluate each policy exactly on the banded chain,
@@ -44,10 +44,18 @@ export async function mmppPolicyIteration(model: CompiledMmppModel, opts: SolveO
   let upper = Infinity;
   let iteration = 0;
   let ref: number | undefined;
+  const seen = new Set<number>();
+  let lastGain = Infinity;
   while (iteration < maxIterations) {
     await yielder.check();
     const ev = evaluateOnMmppModel(model, policy, ref);
     ref = ev.mode;
+    // Policy iteration lowers g at every step: a rise or a revisited policy means the
+    // evaluations lost their digits (the tail extrapolation near S can do that), and further
+    // steps would wander to the cap. Finish as for a stable policy, by RVI from these values.
+    const lost = iteration > 0 && (ev.gain > lastGain + 1e-9 * Math.abs(lastGain) || seen.has(policyHash(policy)));
+    seen.add(policyHash(policy));
+    lastGain = ev.gain;
     values = ev.values;
     for (let x = 0; x < n; x++) values[x] /= model.tau; // h̃ = h/τ
     await yielder.check();
@@ -55,7 +63,7 @@ export async function mmppPolicyIteration(model: CompiledMmppModel, opts: SolveO
     iteration++;
     ({ lower, upper } = gapBounds(gap));
     const converged = boundsConverged(lower, upper, opts.tolerance);
-    const stable = same(policy, next);
+    const stable = same(policy, next) || lost;
     opts.onProgress?.({ iteration, lower, upper, policy: next.slice(), maxQueue: S });
     if (converged) return output(next, values, lower, upper, iteration, 'converged');
     if (stable) {

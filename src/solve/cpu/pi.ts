@@ -164,7 +164,7 @@ function done(
 }
 
 /** FNV-1a over the actions: revisits of a policy are cycles. */
-function policyHash(a: Int32Array): number {
+export function policyHash(a: Int32Array): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < a.length; i++) h = Math.imul(h ^ a[i], 0x01000193);
   return h >>> 0;
