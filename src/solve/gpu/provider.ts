@@ -1,6 +1,7 @@
 import type { GpuProvider } from '../backends.js';
 import type { Solver } from '../types.js';
-import { gpuMightPayOff, gpuPaysOff, sweepWork } from './autoRule.js';
+import type { Backend } from '../../model/scenario.js';
+import { gpuMightPayOff, gpuPaysOff, sweepWork, type ModelSize } from './autoRule.js';
 import { acquireGpu, GpuUnavailableError } from './device.js';
 import { readFlags, type GpuFlags } from './flags.js';
 import { gpuLogger } from './log.js';
@@ -24,22 +25,30 @@ export function createGpuProvider(polish: Solver, opts: GpuProviderOptions = {})
   const flags = opts.flags ?? readFlags();
   const solver = gpuSolver(directStage(flags, opts.hooks), polish);
   return {
-    async pick(backend, _method, size) {
-      if (flags.BATCHWISE_GPU === 'off' || backend === 'CPU') return undefined;
-      const work = sweepWork([size]);
-      if (backend === 'AUTO' && !gpuMightPayOff(work, flags)) return undefined;
-      let ctx;
-      try {
-        ctx = await acquireGpu(flags);
-      } catch (e) {
-        // BATCHWISE_GPU=required without an adapter: say so; GPU requests are then refused.
-        if (!(e instanceof GpuUnavailableError)) throw e;
-        gpuLogger().error({ err: e }, 'no GPU although BATCHWISE_GPU=required');
-        return undefined;
-      }
-      if (!ctx) return undefined;
-      if (backend === 'AUTO' && !gpuPaysOff(work, ctx.kind, flags)) return undefined;
-      return solver;
-    },
+    pick: (backend, _method, size) => pickGpuSolver(flags, backend, () => size, solver),
   };
+}
+
+/**
+ * The GPU / AUTO decision shared by the Poisson provider and the MMPP picker (mmppSolver.ts):
+ * `solver` for backend GPU whenever a device can be had, for AUTO only where the AUTO rule says
+ * the GPU pays off for the model's sweep work (`size`, only computed past the off / CPU check);
+ * undefined to use the CPU. Small models are decided for AUTO without opening a device.
+ */
+export async function pickGpuSolver<T>(flags: GpuFlags, backend: Backend, size: () => ModelSize, solver: T): Promise<T | undefined> {
+  if (flags.BATCHWISE_GPU === 'off' || backend === 'CPU') return undefined;
+  const work = sweepWork([size()]);
+  if (backend === 'AUTO' && !gpuMightPayOff(work, flags)) return undefined;
+  let ctx;
+  try {
+    ctx = await acquireGpu(flags);
+  } catch (e) {
+    // BATCHWISE_GPU=required without an adapter: say so; GPU requests are then refused.
+    if (!(e instanceof GpuUnavailableError)) throw e;
+    gpuLogger().error({ err: e }, 'no GPU although BATCHWISE_GPU=required');
+    return undefined;
+  }
+  if (!ctx) return undefined;
+  if (backend === 'AUTO' && !gpuPaysOff(work, ctx.kind, flags)) return undefined;
+  return solver;
 }
