@@ -5,11 +5,10 @@ import type { GpuFlags } from './flags.js';
 import { boundsReduceKernel, normalizeKernel } from './kernels.js';
 import { mmppBellmanSweepKernel } from './mmppKernels.js';
 import { mmppLargestBinding, packMmpp, type MmppWarm } from './mmppPack.js';
-import { GpuError, type BoundKernel } from './runner.js';
-import type { GpuRunHooks, GpuRviResult } from './rvi.js';
+import { GpuError } from './runner.js';
+import { schedule, StageResources, type GpuRunHooks, type GpuRviResult } from './rvi.js';
 import { StopTracker } from './stopRule.js';
 import { SCENARIO_INFO, StructArray } from './structs.js';
-import { BufferUsage } from './usage.js';
 
 /** The f32 stage of one MMPP solve. */
 export interface MmppGpuRviJob {
@@ -26,16 +25,14 @@ export interface MmppRviOptions {
   readonly hooks?: GpuRunHooks;
 }
 
-const STORAGE = BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC;
-
 /**
  * f32 modified policy iteration of one compiled MMPP model on the GPU, the schedule and stop
- * rule of the Poisson stage (rvi.ts): per submit `cycles × (m × (evaluate, normalise), sweep,
- * normalise)` with the bounds reduction after the last Bellman sweep, and only the 16-byte
- * bounds record read back between submits. mmpp_bellman_sweep.wgsl does the sweeps;
- * normalize.wgsl and bounds_reduce.wgsl are the Poisson kernels, run on the flat state vector
- * as one scenario of (S+1)·M states (reference state x = 0). Values and policy stay on the
- * device until the stage ends.
+ * rule of the Poisson stage (rvi.ts, whose schedule() it uses): per submit `cycles × (m ×
+ * (evaluate, normalise), sweep, normalise)` with the bounds reduction after the last Bellman
+ * sweep, and only the 16-byte bounds record read back between submits.
+ * mmpp_bellman_sweep.wgsl does the sweeps; normalize.wgsl and bounds_reduce.wgsl are the
+ * Poisson kernels, run on the flat state vector as one scenario of (S+1)·M states (reference
+ * state x = 0). Values and policy stay on the device until the stage ends.
  */
 export async function mmppGpuRvi(ctx: GpuContext, job: MmppGpuRviJob, opts: MmppRviOptions): Promise<GpuRviResult> {
   const { runner, device } = ctx;
@@ -58,14 +55,8 @@ export async function mmppGpuRvi(ctx: GpuContext, job: MmppGpuRviJob, opts: Mmpp
   info.set(0, 'last', n - 1);
   info.set(0, 'max_batch', model.B);
   info.set(0, 'live', 1);
-  const held: GPUBuffer[] = [];
-  const bound: BoundKernel[] = [];
-  const upload = (data: ArrayBufferView | ArrayBuffer, bytes = data.byteLength): GPUBuffer => {
-    const b = runner.pool.acquire(bytes, STORAGE);
-    held.push(b);
-    if (data.byteLength) device.queue.writeBuffer(b, 0, data instanceof ArrayBuffer ? data : data.buffer, 0, data.byteLength);
-    return b;
-  };
+  const res = new StageResources(ctx);
+  const upload = res.upload;
   try {
     const buffers = {
       scenarios: upload(info.buffer),
@@ -95,14 +86,10 @@ export async function mmppGpuRvi(ctx: GpuContext, job: MmppGpuRviJob, opts: Mmpp
       cost_slope: model.costSlope,
       wait_cost: model.waitKappa,
     };
-    const sweep = await runner.bind(mmppBellmanSweepKernel(wg), buffers, { ...common, greedy: 1 }, { threads: n });
-    bound.push(sweep);
-    const evaluate = await runner.bind(mmppBellmanSweepKernel(wg), buffers, { ...common, greedy: 0 }, { threads: n });
-    bound.push(evaluate);
-    const norm = await runner.bind(normalizeKernel(wg), buffers, { total_states: n }, { threads: n });
-    bound.push(norm);
-    const reduce = await runner.bind(boundsReduceKernel(powerOfTwoAtMost(wg)), buffers, { num_scenarios: 1 }, { workgroups: 1 });
-    bound.push(reduce);
+    const sweep = await res.bind(mmppBellmanSweepKernel(wg), buffers, { ...common, greedy: 1 }, { threads: n });
+    const evaluate = await res.bind(mmppBellmanSweepKernel(wg), buffers, { ...common, greedy: 0 }, { threads: n });
+    const norm = await res.bind(normalizeKernel(wg), buffers, { total_states: n }, { threads: n });
+    const reduce = await res.bind(boundsReduceKernel(powerOfTwoAtMost(wg)), buffers, { num_scenarios: 1 }, { workgroups: 1 });
 
     const tracker = new StopTracker(flags, job.tolerance);
     const maxSweeps = flags.BATCHWISE_GPU_MAX_SWEEPS;
@@ -129,24 +116,11 @@ export async function mmppGpuRvi(ctx: GpuContext, job: MmppGpuRviJob, opts: Mmpp
     const [hData, pData] = await runner.submit(enc, 'read MMPP values and policy', reads);
     return { ...base, values: Float64Array.from(new Float32Array(hData)), policy: Int32Array.from(new Uint32Array(pData)) };
   } finally {
-    for (const b of bound) runner.unbind(b);
-    for (const b of held) runner.pool.release(b);
+    res.release();
   }
 }
 
 /** bounds_reduce needs a power-of-two workgroup size. */
 function powerOfTwoAtMost(n: number): number {
   return 2 ** Math.floor(Math.log2(Math.max(1, n)));
-}
-
-/** The same schedule as the Poisson stage (rvi.ts): evaluation first, reduction after the last Bellman sweep. */
-function schedule(cycles: number, m: number, sweep: BoundKernel, evaluate: BoundKernel, norm: BoundKernel, reduce: BoundKernel): BoundKernel[] {
-  const seq: BoundKernel[] = [];
-  for (let c = 0; c < cycles; c++) {
-    for (let i = 0; i < m; i++) seq.push(evaluate, norm);
-    seq.push(sweep);
-    if (c === cycles - 1) seq.push(reduce);
-    seq.push(norm);
-  }
-  return seq;
 }

@@ -5,7 +5,7 @@ import type { GpuFlags } from './flags.js';
 import { bellmanSweepKernel, boundsReduceKernel, normalizeKernel } from './kernels.js';
 import { packBatch, splitForLimits, type PackedBatch, type WarmValues } from './pack.js';
 import { StopTracker, type GpuStop } from './stopRule.js';
-import type { BoundKernel } from './runner.js';
+import type { BoundKernel, GpuRunner } from './runner.js';
 import { BufferUsage } from './usage.js';
 
 /** One scenario of a batched f32 RVI run. */
@@ -58,6 +58,39 @@ export async function batchedRvi(ctx: GpuContext, jobs: readonly GpuRviJob[], op
 
 const STORAGE = BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC;
 
+/**
+ * The pooled storage buffers and bound kernels of one f32 stage run (the Poisson batch here,
+ * the MMPP model in mmppRvi.ts), handed back together by release(): kernels unbound first,
+ * then the buffers returned to the pool.
+ */
+export class StageResources {
+  private readonly held: GPUBuffer[] = [];
+  private readonly bound: BoundKernel[] = [];
+
+  constructor(private readonly ctx: GpuContext) {}
+
+  /** A pooled storage buffer of `bytes` (default: the data's size) holding `data` at its start. */
+  readonly upload = (data: ArrayBufferView | ArrayBuffer, bytes = data.byteLength): GPUBuffer => {
+    const { runner, device } = this.ctx;
+    const b = runner.pool.acquire(bytes, STORAGE);
+    this.held.push(b);
+    if (data.byteLength) device.queue.writeBuffer(b, 0, data instanceof ArrayBuffer ? data : data.buffer, 0, data.byteLength);
+    return b;
+  };
+
+  /** runner.bind, the kernel kept for release(). */
+  async bind(...args: Parameters<GpuRunner['bind']>): Promise<BoundKernel> {
+    const k = await this.ctx.runner.bind(...args);
+    this.bound.push(k);
+    return k;
+  }
+
+  release(): void {
+    for (const b of this.bound) this.ctx.runner.unbind(b);
+    for (const b of this.held) this.ctx.runner.pool.release(b);
+  }
+}
+
 async function runGroup(ctx: GpuContext, jobs: readonly GpuRviJob[], opts: BatchedRviOptions): Promise<GpuRviResult[]> {
   const { runner, device } = ctx;
   const { flags } = opts;
@@ -68,14 +101,8 @@ async function runGroup(ctx: GpuContext, jobs: readonly GpuRviJob[], opts: Batch
   );
   const n = jobs.length;
   const total = packed.totalStates;
-  const held: GPUBuffer[] = [];
-  const bound: BoundKernel[] = [];
-  const upload = (data: ArrayBufferView | ArrayBuffer, bytes = data.byteLength): GPUBuffer => {
-    const b = runner.pool.acquire(bytes, STORAGE);
-    held.push(b);
-    if (data.byteLength) device.queue.writeBuffer(b, 0, data instanceof ArrayBuffer ? data : data.buffer, 0, data.byteLength);
-    return b;
-  };
+  const res = new StageResources(ctx);
+  const upload = res.upload;
   try {
     const buffers = {
       scenarios: upload(packed.scenarios.buffer),
@@ -89,14 +116,10 @@ async function runGroup(ctx: GpuContext, jobs: readonly GpuRviJob[], opts: Batch
       bounds: upload(new ArrayBuffer(0), 16 * n),
     };
     const wg = Math.min(flags.BATCHWISE_GPU_WORKGROUP_SIZE, device.limits.maxComputeInvocationsPerWorkgroup);
-    const sweep = await runner.bind(bellmanSweepKernel(wg), buffers, { total_states: total, greedy: 1 }, { threads: total });
-    bound.push(sweep);
-    const evaluate = await runner.bind(bellmanSweepKernel(wg), buffers, { total_states: total, greedy: 0 }, { threads: total });
-    bound.push(evaluate);
-    const norm = await runner.bind(normalizeKernel(wg), buffers, { total_states: total }, { threads: total });
-    bound.push(norm);
-    const reduce = await runner.bind(boundsReduceKernel(wg), buffers, { num_scenarios: n }, { workgroups: n });
-    bound.push(reduce);
+    const sweep = await res.bind(bellmanSweepKernel(wg), buffers, { total_states: total, greedy: 1 }, { threads: total });
+    const evaluate = await res.bind(bellmanSweepKernel(wg), buffers, { total_states: total, greedy: 0 }, { threads: total });
+    const norm = await res.bind(normalizeKernel(wg), buffers, { total_states: total }, { threads: total });
+    const reduce = await res.bind(boundsReduceKernel(wg), buffers, { num_scenarios: n }, { workgroups: n });
 
     const trackers = jobs.map((j) => new StopTracker(flags, j.tolerance));
     const maxSweeps = flags.BATCHWISE_GPU_MAX_SWEEPS;
@@ -125,8 +148,7 @@ async function runGroup(ctx: GpuContext, jobs: readonly GpuRviJob[], opts: Batch
     }
     return await readResults(ctx, packed, buffers.h, buffers.policy, trackers);
   } finally {
-    for (const b of bound) runner.unbind(b);
-    for (const b of held) runner.pool.release(b);
+    res.release();
   }
 }
 
@@ -137,7 +159,7 @@ async function runGroup(ctx: GpuContext, jobs: readonly GpuRviJob[], opts: Batch
  * evaluates the starting policy (serve min(s, B), or the warm start) rather than improving on
  * h = 0, whose greedy policy (wait everywhere) is a poor place to start from.
  */
-function schedule(cycles: number, m: number, sweep: BoundKernel, evaluate: BoundKernel, norm: BoundKernel, reduce: BoundKernel): BoundKernel[] {
+export function schedule(cycles: number, m: number, sweep: BoundKernel, evaluate: BoundKernel, norm: BoundKernel, reduce: BoundKernel): BoundKernel[] {
   const seq: BoundKernel[] = [];
   for (let c = 0; c < cycles; c++) {
     for (let i = 0; i < m; i++) seq.push(evaluate, norm);
