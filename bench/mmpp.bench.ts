@@ -14,41 +14,14 @@ import {
   mmppBellmanStep,
   mmppPolicyIteration,
   validateScenario,
-  type Scenario,
 } from '../src/index.js';
+import { mmppBenchScenario, RATES } from './mmppModel.js';
 import { fmt, median, timeRuns } from './stats.js';
 import type { BenchContext, BenchSection } from './types.js';
 
-/** Four phases in a birth–death chain: quiet, normal, busy, burst (mean ≈ 3,000 /s; capacity 6,308 /s). */
-const RATES = [1500, 2500, 4000, 7000];
-const UP = [4, 3, 2];
-const DOWN = [6, 8, 20];
-
-function generator(): number[] {
-  const Q = new Array<number>(16).fill(0);
-  for (let j = 0; j < 3; j++) {
-    Q[j * 4 + j + 1] = UP[j];
-    Q[(j + 1) * 4 + j] = DOWN[j];
-  }
-  for (let j = 0; j < 4; j++) Q[j * 4 + j] = -Q.slice(j * 4, j * 4 + 4).reduce((a, b) => a + b, 0);
-  return Q;
-}
-
-function scenario(S: number): Scenario {
-  return {
-    arrivalRate: 0,
-    maxBatchSize: 128,
-    serviceTime: { linear: { perItem: 0.0001438, base: 0.0018874 }, distribution: 'DETERMINISTIC' },
-    power: { idleWatts: 40, busyLinear: { perItem: 3, base: 80 } },
-    objective: { latencyWeight: 1, powerWeight: 1e-3 },
-    solver: { maxQueue: S },
-    arrivalProcess: { mmpp: { rates: RATES, generator: generator() } },
-  };
-}
-
 /** Every stage once on a small model, so that the timed runs below see warm (JIT-compiled) code. */
 async function warmUp(): Promise<void> {
-  const { params } = validateScenario(scenario(200));
+  const { params } = validateScenario(mmppBenchScenario(200));
   const proc = params.arrivalProcess!;
   const table = buildMmppPmfTable(params, proc);
   const model = compileMmppModel(params, proc, 200, table);
@@ -63,7 +36,7 @@ export default async function run(ctx: BenchContext): Promise<BenchSection> {
   // after the warm-up on a small model (the stages they consist of are timed 3× above them).
   const solveReps = 1;
   await warmUp();
-  const { params } = validateScenario(scenario(S));
+  const { params } = validateScenario(mmppBenchScenario(S));
   const proc = params.arrivalProcess!;
   const M = proc.phases;
   const n = (S + 1) * M;

@@ -10,42 +10,16 @@
  * solve (f32 stage + f64 polish) at S = 2,000 needs hundreds of sweeps: on llvmpipe that is
  * far beyond a benchmark run, so it is not timed here (docs/mmpp.md gives the estimate).
  */
-import { buildMmppPmfTable, compileMmppModel, mmppBellmanStep, validateScenario, type Scenario } from '../src/index.js';
+import { buildMmppPmfTable, compileMmppModel, mmppBellmanStep, validateScenario } from '../src/index.js';
 import { acquireGpu, readFlags, releaseGpu } from '../src/solve/gpu/index.js';
 import { mmppGpuRvi } from '../src/solve/gpu/mmppRvi.js';
+import { mmppBenchScenario, RATES } from './mmppModel.js';
 import { fmt, median, timeRuns } from './stats.js';
 import type { BenchContext, BenchSection } from './types.js';
 
-/** The 4-phase birth–death MMPP of bench/mmpp.bench.ts. */
-const RATES = [1500, 2500, 4000, 7000];
-const UP = [4, 3, 2];
-const DOWN = [6, 8, 20];
-
-function generator(): number[] {
-  const Q = new Array<number>(16).fill(0);
-  for (let j = 0; j < 3; j++) {
-    Q[j * 4 + j + 1] = UP[j];
-    Q[(j + 1) * 4 + j] = DOWN[j];
-  }
-  for (let j = 0; j < 4; j++) Q[j * 4 + j] = -Q.slice(j * 4, j * 4 + 4).reduce((a, b) => a + b, 0);
-  return Q;
-}
-
-function scenario(S: number): Scenario {
-  return {
-    arrivalRate: 0,
-    maxBatchSize: 128,
-    serviceTime: { linear: { perItem: 0.0001438, base: 0.0018874 }, distribution: 'DETERMINISTIC' },
-    power: { idleWatts: 40, busyLinear: { perItem: 3, base: 80 } },
-    objective: { latencyWeight: 1, powerWeight: 1e-3 },
-    solver: { maxQueue: S },
-    arrivalProcess: { mmpp: { rates: RATES, generator: generator() } },
-  };
-}
-
 export default async function run(ctx: BenchContext): Promise<BenchSection> {
   const S = ctx.quick ? 500 : 2000;
-  const { params } = validateScenario(scenario(S));
+  const { params } = validateScenario(mmppBenchScenario(S));
   const proc = params.arrivalProcess!;
   const M = proc.phases;
   const n = (S + 1) * M;
