@@ -1,5 +1,3 @@
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { AbortError } from '../../src/model/errors.js';
 import { BackendUnavailableError, registerGpuProvider } from '../../src/solve/backends.js';
@@ -8,10 +6,10 @@ import { solveScenariosOnGpu, type GpuBatchItem } from '../../src/solve/gpu/batc
 import { releaseGpu } from '../../src/solve/gpu/device.js';
 import { gpuLogger, setGpuLogger } from '../../src/solve/gpu/log.js';
 import { createGpuProvider } from '../../src/solve/gpu/provider.js';
-import type { GpuRunHooks } from '../../src/solve/gpu/rvi.js';
 import { solveScenario } from '../../src/solve/solveScenario.js';
 import { SPEC_CASES, specCaseScenario } from '../helpers/specTable.js';
 import { gpuForTests } from './gpuEnv.js';
+import { captureLogs, destroyAfterFirstSubmit } from './logCapture.js';
 import { expectSameAsCpu } from './solveCompare.js';
 
 const gpu = await gpuForTests();
@@ -21,30 +19,6 @@ afterEach(() => {
   registerGpuProvider(undefined);
   setGpuLogger(defaultLogger);
 });
-
-/** A pino logger into memory: tests assert on the parsed lines. */
-function captureLogs(): Array<{ level: number; msg: string; err?: { message: string } }> {
-  const lines: Array<{ level: number; msg: string }> = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      for (const l of chunk.toString().split('\n')) if (l) lines.push(JSON.parse(l) as { level: number; msg: string });
-      done();
-    },
-  });
-  setGpuLogger(pino({ level: 'debug' }, sink));
-  return lines;
-}
-
-/** Destroys the device after the first chunk of sweeps has been submitted. */
-function destroyAfterFirstSubmit(): GpuRunHooks & { fired: number } {
-  const h = {
-    fired: 0,
-    afterSubmit(info: { device: GPUDevice }) {
-      if (h.fired++ === 0) info.device.destroy();
-    },
-  };
-  return h;
-}
 
 const CASE = specCaseScenario(SPEC_CASES[3]); // λ = 4000, w_pow = 1e-3: the slowest to converge in f32
 

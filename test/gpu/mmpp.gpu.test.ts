@@ -1,5 +1,3 @@
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { compileMmppModel, type CompiledMmppModel } from '../../src/model/mmpp/compile.js';
 import { AbortError } from '../../src/model/errors.js';
@@ -19,6 +17,7 @@ import type { SolverProgress } from '../../src/solve/types.js';
 import { rng } from '../helpers/random.js';
 import { SPEC_CASES, specCaseScenario } from '../helpers/specTable.js';
 import { gpuForTests } from './gpuEnv.js';
+import { captureLogs, destroyAfterFirstSubmit } from './logCapture.js';
 
 const gpu = await gpuForTests();
 afterAll(releaseGpu);
@@ -27,19 +26,6 @@ afterEach(() => {
   registerMmppGpuPicker(undefined);
   setGpuLogger(defaultLogger);
 });
-
-/** A pino logger into memory: tests assert on the parsed lines. */
-function captureLogs(): Array<{ level: number; msg: string; err?: { message: string } }> {
-  const lines: Array<{ level: number; msg: string }> = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      for (const l of chunk.toString().split('\n')) if (l) lines.push(JSON.parse(l) as { level: number; msg: string });
-      done();
-    },
-  });
-  setGpuLogger(pino({ level: 'debug' }, sink));
-  return lines;
-}
 
 /** Two phases from a burst profile: B = 8, bursts above capacity. */
 const TWO_PHASE: Scenario = {
@@ -261,19 +247,11 @@ describe(`MMPP models on the GPU (f32 MPI + f64 polish)${gpu.skip}`, () => {
 
   it.skipIf(!gpu.ctx)('a device lost mid-solve: the solve finishes on the CPU with the same answer', async () => {
     const logs = captureLogs();
-    let fired = 0;
-    registerMmppGpuPicker(
-      createMmppGpuPicker(cpuMmppPolicyIteration, {
-        hooks: {
-          afterSubmit: (info) => {
-            if (fired++ === 0) info.device.destroy();
-          },
-        },
-      }),
-    );
+    const hooks = destroyAfterFirstSubmit();
+    registerMmppGpuPicker(createMmppGpuPicker(cpuMmppPolicyIteration, { hooks }));
     const r = await solveScenario(THREE_PHASE, { backend: 'GPU' });
     const onCpu = await solveScenario(THREE_PHASE, { backend: 'CPU' });
-    expect(fired).toBeGreaterThanOrEqual(1);
+    expect(hooks.fired).toBeGreaterThanOrEqual(1);
     expect(r.solver.backend).toBe('cpu');
     expect(phaseTables(r)).toEqual(phaseTables(onCpu));
     expect(Math.abs(r.averageCost - onCpu.averageCost)).toBeLessThanOrEqual(1e-9 * onCpu.averageCost);
