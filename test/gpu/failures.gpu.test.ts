@@ -1,6 +1,6 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { AbortError } from '../../src/model/errors.js';
-import { BackendUnavailableError, registerGpuProvider } from '../../src/solve/backends.js';
+import { registerGpuProvider } from '../../src/solve/backends.js';
 import { cpuPolicyIteration } from '../../src/solve/cpu/pi.js';
 import { solveScenariosOnGpu, type GpuBatchItem } from '../../src/solve/gpu/batch.js';
 import { releaseGpu } from '../../src/solve/gpu/device.js';
@@ -9,7 +9,7 @@ import { createGpuProvider } from '../../src/solve/gpu/provider.js';
 import { solveScenario } from '../../src/solve/solveScenario.js';
 import { SPEC_CASES, specCaseScenario } from '../helpers/specTable.js';
 import { gpuForTests } from './gpuEnv.js';
-import { captureLogs, destroyAfterFirstSubmit } from './logCapture.js';
+import { captureLogs, destroyAfterFirstSubmit, expectGpuOffRefuses } from './gpuTestHelpers.js';
 import { expectSameAsCpu } from './solveCompare.js';
 
 const gpu = await gpuForTests();
@@ -63,15 +63,6 @@ describe(`GPU failures never fail a request${gpu.skip}`, () => {
   });
 
   it('BATCHWISE_GPU=off refuses backend GPU with the reason, and AUTO uses the CPU', async () => {
-    const saved = process.env.BATCHWISE_GPU;
-    process.env.BATCHWISE_GPU = 'off';
-    try {
-      await expect(solveScenario(CASE, { backend: 'GPU' })).rejects.toThrow(BackendUnavailableError);
-      await expect(solveScenario(CASE, { backend: 'GPU' })).rejects.toThrow('BATCHWISE_GPU=off');
-      expect((await solveScenario(CASE, { backend: 'AUTO' })).solver.backend).toBe('cpu');
-    } finally {
-      if (saved === undefined) delete process.env.BATCHWISE_GPU;
-      else process.env.BATCHWISE_GPU = saved;
-    }
+    await expectGpuOffRefuses(CASE);
   });
 });

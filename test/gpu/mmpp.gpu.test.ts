@@ -4,7 +4,6 @@ import { AbortError } from '../../src/model/errors.js';
 import type { Scenario } from '../../src/model/scenario.js';
 import { validateScenario } from '../../src/model/validate.js';
 import { mmppBellmanStep } from '../../src/policy/mmpp/greedy.js';
-import { BackendUnavailableError } from '../../src/solve/backends.js';
 import { releaseGpu } from '../../src/solve/gpu/device.js';
 import { DEFAULT_FLAGS, type GpuFlags } from '../../src/solve/gpu/flags.js';
 import { gpuLogger, setGpuLogger } from '../../src/solve/gpu/log.js';
@@ -17,7 +16,7 @@ import type { SolverProgress } from '../../src/solve/types.js';
 import { rng } from '../helpers/random.js';
 import { SPEC_CASES, specCaseScenario } from '../helpers/specTable.js';
 import { gpuForTests } from './gpuEnv.js';
-import { captureLogs, destroyAfterFirstSubmit } from './logCapture.js';
+import { captureLogs, destroyAfterFirstSubmit, expectGpuOffRefuses } from './gpuTestHelpers.js';
 
 const gpu = await gpuForTests();
 afterAll(releaseGpu);
@@ -264,15 +263,6 @@ describe(`MMPP models on the GPU (f32 MPI + f64 polish)${gpu.skip}`, () => {
   });
 
   it('BATCHWISE_GPU=off refuses backend GPU for MMPP with the reason, and AUTO uses the CPU', async () => {
-    const saved = process.env.BATCHWISE_GPU;
-    process.env.BATCHWISE_GPU = 'off';
-    try {
-      await expect(solveScenario(THREE_PHASE, { backend: 'GPU' })).rejects.toThrow(BackendUnavailableError);
-      await expect(solveScenario(THREE_PHASE, { backend: 'GPU' })).rejects.toThrow('BATCHWISE_GPU=off');
-      expect((await solveScenario(THREE_PHASE, { backend: 'AUTO' })).solver.backend).toBe('cpu');
-    } finally {
-      if (saved === undefined) delete process.env.BATCHWISE_GPU;
-      else process.env.BATCHWISE_GPU = saved;
-    }
+    await expectGpuOffRefuses(THREE_PHASE);
   });
 });
