@@ -112,7 +112,7 @@ export async function solveScenarioDetailed(input: unknown, opts: ScenarioSolveO
       return { result, warmStart: { values: out.values, policy: out.policy } };
     }
     warm = { values: out.values, policy: out.policy };
-    S = 2 * S + B;
+    S = grownMaxQueue(S, B, evaluation.stationary);
   }
 }
 
@@ -152,6 +152,18 @@ function initialMaxQueue(p: ModelParams, pmfs: PmfTable, signal?: AbortSignal): 
   // The optimal control limit rarely exceeds B, so q plus room for one more batch; the tail
   // check grows S when this was not enough.
   return Math.max(q + B + Math.max(16, B >> 2), 32);
+}
+
+/**
+ * Next S after a failed tail check: where the solved policy's own queue (exact, on the extended
+ * chain) leaves < 1/100 of the bound, plus room for a batch, and at least a quarter more than
+ * now. Doubling instead overshoots by far on deep queues (S = 27,365 → 54,743 where ~30,000 did).
+ */
+function grownMaxQueue(S: number, B: number, stationary: Float64Array): number {
+  let tail = 0;
+  let q = stationary.length - 1;
+  while (q > 0 && tail + stationary[q] < TAIL_MASS_BOUND / 100) tail += stationary[q--];
+  return Math.max(Math.ceil(1.25 * S) + B, q + B + Math.max(16, B >> 2));
 }
 
 /** Adapts values/policy solved at another S: cut, or extend quadratically / by serving min(s, B). */

@@ -9,6 +9,8 @@ import { relativeValueIteration } from './rvi.js';
 export const DEFAULT_PI_MAX_ITERATIONS = 500;
 /** RVI sweeps tried after a stable policy whose bounds rounding keeps apart. */
 const FALLBACK_SWEEPS = 200;
+/** Sweeps per round of those; a round that does not halve the interval ends them. */
+const PROBE_SWEEPS = 20;
 /** Relative decrease of g a lookahead candidate must show to be kept. */
 const LOOKAHEAD_MARGIN = 1e-10;
 /** Plain steps changing at most this many states call for the lookahead. */
@@ -127,11 +129,7 @@ async function iterate(model: CompiledModel, opts: SolveOptions): Promise<Solver
       // The policy no longer changes but rounding holds the gap open: a few RVI sweeps from the
       // exact values often close it; if they do not, the gap is at f64's floor for this model
       // and the bounds, still valid, are returned as they are.
-      const rvi = await relativeValueIteration(model, {
-        ...opts,
-        maxIterations: Math.min(FALLBACK_SWEEPS, opts.maxIterations > 0 ? Math.max(1, opts.maxIterations - iteration) : FALLBACK_SWEEPS),
-        warmStart: { values },
-      });
+      const rvi = await fallbackSweeps(model, opts, values, upper - lower, iteration);
       if (rvi.stopReason === 'converged') {
         return { ...rvi, iterations: iteration + rvi.iterations, method: 'policy-iteration+value-iteration' };
       }
@@ -161,6 +159,26 @@ function done(
   stopReason: SolverOutput['stopReason'],
 ): SolverOutput {
   return { policy, values, lower, upper, iterations, stopReason, method: 'policy-iteration', backend: 'cpu', adapter: '' };
+}
+
+/**
+ * RVI sweeps from exact values, in rounds of PROBE_SWEEPS up to FALLBACK_SWEEPS, each round
+ * kept going only if the previous one halved the interval. On deep chains (S in the tens of
+ * thousands) the sweeps only stir the rounding noise, and the first round shows it.
+ */
+async function fallbackSweeps(model: CompiledModel, opts: SolveOptions, values: Float64Array, spread: number, iteration: number): Promise<SolverOutput> {
+  const budget = Math.min(FALLBACK_SWEEPS, opts.maxIterations > 0 ? Math.max(1, opts.maxIterations - iteration) : FALLBACK_SWEEPS);
+  let used = 0;
+  let from = values;
+  let width = spread;
+  for (;;) {
+    const round = await relativeValueIteration(model, { ...opts, maxIterations: Math.min(PROBE_SWEEPS, budget - used), warmStart: { values: from } });
+    used += round.iterations;
+    const narrower = round.upper - round.lower < 0.5 * width;
+    if (round.stopReason === 'converged' || used >= budget || !narrower) return { ...round, iterations: used };
+    from = round.values;
+    width = round.upper - round.lower;
+  }
 }
 
 /** FNV-1a over the actions: revisits of a policy are cycles. */
