@@ -5,22 +5,17 @@ import { evaluateOnMmppModel } from '../../policy/mmpp/modelChain.js';
 import type { SolveOptions, SolverOutput } from '../types.js';
 import { Yielder } from '../yield.js';
 import { mmppRelativeValueIteration } from './mmppRvi.js';
-import { DEFAULT_PI_MAX_ITERATIONS, policyHash } from './pi.js';
+import { DEFAULT_PI_MAX_ITERATIONS, fallbackSweeps, policyHash } from './pi.js';
 
 /**
  * Policy iteration on the (s, j) model: evaluate each policy exactly on the banded chain,
  * improve with one Bellman step on its relative values, and certify with the Odoni bounds of
  * that step — the same certificate as RVI. When rounding keeps the bounds from closing while
- * the policy no longer changes, it finishes with RVI from the last values.
+ * the policy no longer changes, it finishes with rounds of RVI from the last values
+ * (fallbackSweeps); with thousands of levels the relative values carry rounding noise that no
+ * number of sweeps removes, and the solve ends with stopReason 'precision-limit' and the
+ * (still valid) interval it reached, as the Poisson policy iteration does.
  */
-/**
- * RVI sweeps tried after a stable policy whose bounds rounding keeps apart. With thousands of
- * levels (long bursts above capacity) the relative values carry rounding noise that no number
- * of sweeps removes; the solve then ends with stopReason 'precision-limit' and the (still valid)
- * interval it reached, as the Poisson policy iteration does.
- */
-export const MMPP_FALLBACK_SWEEPS = 200;
-
 export async function mmppPolicyIteration(model: CompiledMmppModel, opts: SolveOptions): Promise<SolverOutput> {
   const { S, B, M } = model;
   const n = (S + 1) * M;
@@ -67,11 +62,8 @@ export async function mmppPolicyIteration(model: CompiledMmppModel, opts: SolveO
     opts.onProgress?.({ iteration, lower, upper, policy: next.slice(), maxQueue: S });
     if (converged) return output(next, values, lower, upper, iteration, 'converged');
     if (stable) {
-      const rvi = await mmppRelativeValueIteration(model, {
-        ...opts,
-        maxIterations: Math.min(MMPP_FALLBACK_SWEEPS, opts.maxIterations > 0 ? Math.max(1, opts.maxIterations - iteration) : MMPP_FALLBACK_SWEEPS),
-        warmStart: { values },
-      });
+      const sweep = (maxIterations: number, from: Float64Array) => mmppRelativeValueIteration(model, { ...opts, maxIterations, warmStart: { values: from } });
+      const rvi = await fallbackSweeps(sweep, opts, values, upper - lower, iteration);
       if (rvi.stopReason === 'converged') {
         return { ...rvi, iterations: iteration + rvi.iterations, method: 'policy-iteration+value-iteration' };
       }

@@ -129,7 +129,8 @@ async function iterate(model: CompiledModel, opts: SolveOptions): Promise<Solver
       // The policy no longer changes but rounding holds the gap open: a few RVI sweeps from the
       // exact values often close it; if they do not, the gap is at f64's floor for this model
       // and the bounds, still valid, are returned as they are.
-      const rvi = await fallbackSweeps(model, opts, values, upper - lower, iteration);
+      const sweep = (maxIterations: number, from: Float64Array) => relativeValueIteration(model, { ...opts, maxIterations, warmStart: { values: from } });
+      const rvi = await fallbackSweeps(sweep, opts, values, upper - lower, iteration);
       if (rvi.stopReason === 'converged') {
         return { ...rvi, iterations: iteration + rvi.iterations, method: 'policy-iteration+value-iteration' };
       }
@@ -164,15 +165,22 @@ function done(
 /**
  * RVI sweeps from exact values, in rounds of PROBE_SWEEPS up to FALLBACK_SWEEPS, each round
  * kept going only if the previous one halved the interval. On deep chains (S in the tens of
- * thousands) the sweeps only stir the rounding noise, and the first round shows it.
+ * thousands) the sweeps only stir the rounding noise, and the first round shows it. `sweep`
+ * runs the RVI of the model at hand (Poisson or MMPP) from given values.
  */
-async function fallbackSweeps(model: CompiledModel, opts: SolveOptions, values: Float64Array, spread: number, iteration: number): Promise<SolverOutput> {
+export async function fallbackSweeps(
+  sweep: (maxIterations: number, values: Float64Array) => Promise<SolverOutput>,
+  opts: SolveOptions,
+  values: Float64Array,
+  spread: number,
+  iteration: number,
+): Promise<SolverOutput> {
   const budget = Math.min(FALLBACK_SWEEPS, opts.maxIterations > 0 ? Math.max(1, opts.maxIterations - iteration) : FALLBACK_SWEEPS);
   let used = 0;
   let from = values;
   let width = spread;
   for (;;) {
-    const round = await relativeValueIteration(model, { ...opts, maxIterations: Math.min(PROBE_SWEEPS, budget - used), warmStart: { values: from } });
+    const round = await sweep(Math.min(PROBE_SWEEPS, budget - used), from);
     used += round.iterations;
     const narrower = round.upper - round.lower < 0.5 * width;
     if (round.stopReason === 'converged' || used >= budget || !narrower) return { ...round, iterations: used };
