@@ -109,13 +109,13 @@ interface Reduction {
   readonly mode: number;
   readonly reduced: Float64Array;
   readonly pivots: Float64Array;
+  /** The sojourn vector after the reduction (the same for every right-hand side). */
+  readonly reducedTime: Float64Array;
 }
 
 function reduce(ch: BandChain, ref: number): Reduction {
   const { n, lo, hi, width: W } = ch;
   const a = ch.a.slice();
-  const reward = ch.reward.slice();
-  const time = ch.time.slice();
   const d = new Float64Array(n);
   const row = (i: number): number => i * W - i + lo; // a[row(i) + j] = entry (i, j)
 
@@ -136,8 +136,6 @@ function reduce(ch: BandChain, ref: number): Reduction {
       if (aik === 0) continue;
       const f = aik / dk;
       for (let j = k + 1; j <= jhi; j++) a[ri + j] += f * a[rk + j];
-      reward[i] += f * reward[k];
-      time[i] += f * time[k];
     }
   }
   // Phase 2: eliminate n−1..ref+1 downwards (the remaining states are in [ref, k)).
@@ -155,10 +153,11 @@ function reduce(ch: BandChain, ref: number): Reduction {
       if (aik === 0) continue;
       const f = aik / dk;
       for (let j = jlo; j < k; j++) a[ri + j] += f * a[rk + j];
-      reward[i] += f * reward[k];
-      time[i] += f * time[k];
     }
   }
+  // The right-hand sides follow the matrix through the stored multipliers (refinement reuses them).
+  const reward = forwardSubstitute(a, d, ch, ref, ch.reward.slice());
+  const time = forwardSubstitute(a, d, ch, ref, ch.time.slice());
   const gain = reward[ref] / time[ref];
   const values = backSubstitute(a, d, ch, ref, reward, time, gain);
 
@@ -183,7 +182,30 @@ function reduce(ch: BandChain, ref: number): Reduction {
     if (nu[k] > nu[mode]) mode = k;
   }
   for (let k = 0; k < n; k++) nu[k] /= total;
-  return { gain, values, stationary: nu, ref, mode, reduced: a, pivots: d };
+  return { gain, values, stationary: nu, ref, mode, reduced: a, pivots: d, reducedTime: time };
+}
+
+/**
+ * Applies the elimination's updates to a right-hand side in place: each eliminated state k
+ * passes f = a(i,k)/d(k) of its entry to the rows i it connects to (column k of the reduced
+ * matrix keeps a(i,k) as it was when k went).
+ */
+function forwardSubstitute(a: Float64Array, d: Float64Array, ch: BandChain, ref: number, v: Float64Array): Float64Array {
+  const { n, lo, hi, width: W } = ch;
+  for (let k = 0; k < ref; k++) {
+    const ihi = Math.min(n - 1, k + lo);
+    for (let i = k + 1; i <= ihi; i++) {
+      const aik = a[i * W - i + lo + k];
+      if (aik !== 0) v[i] += (aik / d[k]) * v[k];
+    }
+  }
+  for (let k = n - 1; k > ref; k--) {
+    for (let i = Math.max(ref, k - hi); i < k; i++) {
+      const aik = a[i * W - i + lo + k];
+      if (aik !== 0) v[i] += (aik / d[k]) * v[k];
+    }
+  }
+  return v;
 }
 
 /** h from the reduced system, in reverse elimination order (h(ref) = 0). */
@@ -221,7 +243,7 @@ function backSubstitute(
  */
 function refineOnce(ch: BandChain, sol: Reduction): void {
   const { n, lo, hi, width: W, a } = ch;
-  const { values: h, gain: g, ref, reduced, pivots } = sol;
+  const { values: h, gain: g, ref, reduced, pivots, reducedTime } = sol;
   const r = new Float64Array(n);
   for (let s = 0; s < n; s++) {
     const rs = s * W - s + lo;
@@ -235,30 +257,9 @@ function refineOnce(ch: BandChain, sol: Reduction): void {
     }
     r[s] = ch.reward[s] - g * ch.time[s] + acc;
   }
-  const time = ch.time.slice();
-  // Replay the elimination's right-hand-side updates on (r, time).
-  for (let k = 0; k < ref; k++) {
-    const ihi = Math.min(n - 1, k + lo);
-    for (let i = k + 1; i <= ihi; i++) {
-      const aik = reduced[i * W - i + lo + k];
-      if (aik === 0) continue;
-      const f = aik / pivots[k];
-      r[i] += f * r[k];
-      time[i] += f * time[k];
-    }
-  }
-  for (let k = n - 1; k > ref; k--) {
-    const ilo = Math.max(ref, k - hi);
-    for (let i = ilo; i < k; i++) {
-      const aik = reduced[i * W - i + lo + k];
-      if (aik === 0) continue;
-      const f = aik / pivots[k];
-      r[i] += f * r[k];
-      time[i] += f * time[k];
-    }
-  }
-  const dg = r[ref] / time[ref];
-  const dh = backSubstitute(reduced, pivots, ch, ref, r, time, dg);
+  forwardSubstitute(reduced, pivots, ch, ref, r);
+  const dg = r[ref] / reducedTime[ref];
+  const dh = backSubstitute(reduced, pivots, ch, ref, r, reducedTime, dg);
   for (let s = 0; s < n; s++) h[s] += dh[s];
   sol.gain = g + dg;
 }
