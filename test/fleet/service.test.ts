@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { runCli as run } from '../helpers/cli.js';
 import { runFleet } from '../../src/fleet/run.js';
 import { validateFleet } from '../../src/fleet/scenario.js';
 import { planSegregation } from '../../src/fleet/segregation.js';
@@ -167,17 +167,6 @@ describe('FleetSimulate and FleetPlan RPCs', () => {
     const dir = mkdtempSync(join(tmpdir(), 'batchwise-fleet-rpc-'));
     const file = join(dir, 'fleet.json');
     writeFileSync(file, JSON.stringify(json));
-    const run = async (...args: string[]): Promise<{ code: number; out: string; err: string }> => {
-      let out = '';
-      let err = '';
-      vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => ((out += String(s)), true));
-      vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => ((err += String(s)), true));
-      try {
-        return { code: await main(['node', 'batchwise', ...args]), out, err };
-      } finally {
-        vi.restoreAllMocks();
-      }
-    };
     const args = ['fleet', 'simulate', file, '--router', 'segregation', '--requests', '20000', '--seed', '3'];
     const local = await run(...args);
     const remote = await run(...args, '--server', server.address);

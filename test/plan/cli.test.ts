@@ -2,10 +2,10 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main.js';
 import type { PlanResult } from '../../src/plan/constrained.js';
 import { specScenario } from '../helpers/scenarios.js';
 import { parseXml } from './xmlCheck.js';
+import { runCli as run } from '../helpers/cli.js';
 
 let dir: string;
 let light: string;
@@ -20,16 +20,6 @@ beforeAll(() => {
 });
 
 afterEach(() => vi.restoreAllMocks());
-
-async function run(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => ((out += String(s)), true));
-  vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => ((err += String(s)), true));
-  const code = await main(['node', 'batchwise', ...args]);
-  vi.restoreAllMocks();
-  return { code, out, err };
-}
 
 describe('batchwise plan', () => {
   it('prints the mix and the deterministic policy; --json has the same numbers', async () => {

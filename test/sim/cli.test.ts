@@ -2,11 +2,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main.js';
 import type { Comparison } from '../../src/sim/compare.js';
 import type { SimulationResult } from '../../src/sim/result.js';
 import { specScenario } from '../helpers/scenarios.js';
 import { TINY, TINY_TRACE } from './tiny.js';
+import { runCli as run } from '../helpers/cli.js';
 
 let dir: string;
 let spec: string;
@@ -21,16 +21,6 @@ beforeAll(() => {
 });
 
 afterEach(() => vi.restoreAllMocks());
-
-async function run(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => ((out += String(s)), true));
-  vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => ((err += String(s)), true));
-  const code = await main(['node', 'batchwise', ...args]);
-  vi.restoreAllMocks();
-  return { code, out, err };
-}
 
 describe('batchwise simulate', () => {
   it('prints JSON for a Triton policy, same seed same output', async () => {
