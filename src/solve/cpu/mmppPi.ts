@@ -5,7 +5,7 @@ import { evaluateOnMmppModel } from '../../policy/mmpp/modelChain.js';
 import type { SolveOptions, SolverOutput } from '../types.js';
 import { Yielder } from '../yield.js';
 import { mmppRelativeValueIteration } from './mmppRvi.js';
-import { DEFAULT_PI_MAX_ITERATIONS, fallbackSweeps, policyHash } from './pi.js';
+import { DEFAULT_PI_MAX_ITERATIONS, policyIterationResult, finishStablePolicy, policyHash, sameActions } from './pi.js';
 
 /**
  * Policy iteration on the (s, j) model: evaluate each policy exactly on the banded chain,
@@ -48,8 +48,9 @@ export async function mmppPolicyIteration(model: CompiledMmppModel, opts: SolveO
     // Policy iteration lowers g at every step: a rise or a revisited policy means the
     // evaluations lost their digits (the tail extrapolation near S can do that), and further
     // steps would wander to the cap. Finish as for a stable policy, by RVI from these values.
-    const lost = iteration > 0 && (ev.gain > lastGain + 1e-9 * Math.abs(lastGain) || seen.has(policyHash(policy)));
-    seen.add(policyHash(policy));
+    const hash = policyHash(policy);
+    const lost = iteration > 0 && (ev.gain > lastGain + 1e-9 * Math.abs(lastGain) || seen.has(hash));
+    seen.add(hash);
     lastGain = ev.gain;
     values = ev.values;
     for (let x = 0; x < n; x++) values[x] /= model.tau; // h̃ = h/τ
@@ -58,38 +59,14 @@ export async function mmppPolicyIteration(model: CompiledMmppModel, opts: SolveO
     iteration++;
     ({ lower, upper } = gapBounds(gap));
     const converged = boundsConverged(lower, upper, opts.tolerance);
-    const stable = same(policy, next) || lost;
+    const stable = sameActions(policy, next) || lost;
     opts.onProgress?.({ iteration, lower, upper, policy: next.slice(), maxQueue: S });
-    if (converged) return output(next, values, lower, upper, iteration, 'converged');
+    if (converged) return policyIterationResult(next, values, lower, upper, iteration, 'converged');
     if (stable) {
       const sweep = (maxIterations: number, from: Float64Array) => mmppRelativeValueIteration(model, { ...opts, maxIterations, warmStart: { values: from } });
-      const rvi = await fallbackSweeps(sweep, opts, values, upper - lower, iteration);
-      if (rvi.stopReason === 'converged') {
-        return { ...rvi, iterations: iteration + rvi.iterations, method: 'policy-iteration+value-iteration' };
-      }
-      const tighter = rvi.upper - rvi.lower < upper - lower;
-      return {
-        ...output(next, values, tighter ? rvi.lower : lower, tighter ? rvi.upper : upper, iteration, 'precision-limit'),
-        iterations: iteration + rvi.iterations,
-      };
+      return finishStablePolicy(sweep, opts, { policy: next, values, lower, upper, iteration });
     }
     [policy, next] = [next, policy];
   }
-  return output(policy, values, lower, upper, iteration, 'max-iterations');
-}
-
-function output(
-  policy: Int32Array,
-  values: Float64Array,
-  lower: number,
-  upper: number,
-  iterations: number,
-  stopReason: SolverOutput['stopReason'],
-): SolverOutput {
-  return { policy, values, lower, upper, iterations, stopReason, method: 'policy-iteration', backend: 'cpu', adapter: '' };
-}
-
-function same(a: Int32Array, b: Int32Array): boolean {
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
+  return policyIterationResult(policy, values, lower, upper, iteration, 'max-iterations');
 }

@@ -86,7 +86,8 @@ async function iterate(model: CompiledModel, opts: SolveOptions): Promise<Solver
   /** Gain of the last policy evaluated that was kept, and the plain improvement of it. */
   let keptGain = Infinity;
   let plainNext: Int32Array | undefined;
-  let previous: Int32Array | undefined;
+  const previous = new Int32Array(n);
+  let hasPrevious = false;
   const seen = new Set<number>();
   while (iteration < maxIterations) {
     await yielder.check();
@@ -104,8 +105,9 @@ async function iterate(model: CompiledModel, opts: SolveOptions): Promise<Solver
     if (!Number.isFinite(ev.gain) || !Number.isFinite(ev.values[n - 1]) || ev.gain > keptGain + RISE_MARGIN * Math.abs(keptGain)) {
       return ILL_CONDITIONED;
     }
-    if (seen.has(policyHash(policy)) && iteration > 0) return ILL_CONDITIONED;
-    seen.add(policyHash(policy));
+    const hash = policyHash(policy);
+    if (seen.has(hash) && iteration > 0) return ILL_CONDITIONED;
+    seen.add(hash);
     keptGain = ev.gain;
     ref = ev.mode;
     values = ev.values;
@@ -120,38 +122,31 @@ async function iterate(model: CompiledModel, opts: SolveOptions): Promise<Solver
     // A return to the policy of two steps back is a cycle (the tail extrapolation's negative
     // coefficients near S can make two actions each look better under the other's values):
     // handled like a stable policy, by value iteration from the exact values.
-    const stable = sameActions(policy, next) || (previous !== undefined && sameActions(previous, next));
+    const stable = sameActions(policy, next) || (hasPrevious && sameActions(previous, next));
     opts.onProgress?.({ iteration, lower, upper, policy: next.slice(), maxQueue: model.S });
     if (converged) {
-      return done(next, values, lower, upper, iteration, 'converged');
+      return policyIterationResult(next, values, lower, upper, iteration, 'converged');
     }
     if (stable) {
-      // The policy no longer changes but rounding holds the gap open: a few RVI sweeps from the
-      // exact values often close it; if they do not, the gap is at f64's floor for this model
-      // and the bounds, still valid, are returned as they are.
       const sweep = (maxIterations: number, from: Float64Array) => relativeValueIteration(model, { ...opts, maxIterations, warmStart: { values: from } });
-      const rvi = await fallbackSweeps(sweep, opts, values, upper - lower, iteration);
-      if (rvi.stopReason === 'converged') {
-        return { ...rvi, iterations: iteration + rvi.iterations, method: 'policy-iteration+value-iteration' };
-      }
-      const tighter = rvi.upper - rvi.lower < upper - lower;
-      return {
-        ...done(next, values, tighter ? rvi.lower : lower, tighter ? rvi.upper : upper, iteration, 'precision-limit'),
-        iterations: iteration + rvi.iterations,
-      };
+      return finishStablePolicy(sweep, opts, { policy: next, values, lower, upper, iteration });
     }
-    previous = policy.slice();
-    scratchGap.set(gap);
-    const plain = next.slice();
+    previous.set(policy);
+    hasPrevious = true;
     // Only when plain steps have slowed to a few states each (a wait run being found state by
     // state): a rejected candidate costs an extra evaluation.
-    if (changedStates(policy, next) <= FEW_CHANGES && lookAheadAlongWaits(model, scratchGap, waits, next, ev.gain)) plainNext = plain;
+    if (changedStates(policy, next) <= FEW_CHANGES) {
+      scratchGap.set(gap);
+      const plain = next.slice();
+      if (lookAheadAlongWaits(model, scratchGap, waits, next, ev.gain)) plainNext = plain;
+    }
     [policy, next] = [next, policy];
   }
-  return done(policy, values, lower, upper, iteration, 'max-iterations');
+  return policyIterationResult(policy, values, lower, upper, iteration, 'max-iterations');
 }
 
-function done(
+/** A CPU policy-iteration output (Poisson or MMPP). */
+export function policyIterationResult(
   policy: Int32Array,
   values: Float64Array,
   lower: number,
@@ -163,12 +158,33 @@ function done(
 }
 
 /**
+ * The end of policy iteration at a stable policy whose bounds rounding holds open: a few RVI
+ * sweeps from the exact values often close them; if they do not, the gap is at f64's floor
+ * for this model and the tighter of the (still valid) intervals is returned, 'precision-limit'.
+ * `sweep` runs the RVI of the model at hand (Poisson or MMPP) from given values.
+ */
+export async function finishStablePolicy(
+  sweep: (maxIterations: number, values: Float64Array) => Promise<SolverOutput>,
+  opts: SolveOptions,
+  at: { readonly policy: Int32Array; readonly values: Float64Array; readonly lower: number; readonly upper: number; readonly iteration: number },
+): Promise<SolverOutput> {
+  const rvi = await fallbackSweeps(sweep, opts, at.values, at.upper - at.lower, at.iteration);
+  if (rvi.stopReason === 'converged') {
+    return { ...rvi, iterations: at.iteration + rvi.iterations, method: 'policy-iteration+value-iteration' };
+  }
+  const tighter = rvi.upper - rvi.lower < at.upper - at.lower;
+  return {
+    ...policyIterationResult(at.policy, at.values, tighter ? rvi.lower : at.lower, tighter ? rvi.upper : at.upper, at.iteration, 'precision-limit'),
+    iterations: at.iteration + rvi.iterations,
+  };
+}
+
+/**
  * RVI sweeps from exact values, in rounds of PROBE_SWEEPS up to FALLBACK_SWEEPS, each round
  * kept going only if the previous one halved the interval. On deep chains (S in the tens of
- * thousands) the sweeps only stir the rounding noise, and the first round shows it. `sweep`
- * runs the RVI of the model at hand (Poisson or MMPP) from given values.
+ * thousands) the sweeps only stir the rounding noise, and the first round shows it.
  */
-export async function fallbackSweeps(
+async function fallbackSweeps(
   sweep: (maxIterations: number, values: Float64Array) => Promise<SolverOutput>,
   opts: SolveOptions,
   values: Float64Array,
@@ -202,7 +218,7 @@ function changedStates(a: Int32Array, b: Int32Array): number {
   return c;
 }
 
-function sameActions(a: Int32Array, b: Int32Array): boolean {
+export function sameActions(a: Int32Array, b: Int32Array): boolean {
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
 }
