@@ -62,6 +62,14 @@ export function evaluatePolicy(p: ModelParams, policy: Policy, opts: EvaluateOpt
   throw new Error(`unreachable: extension stopped at ${n} states`);
 }
 
+/** The largest level q with P(level ≥ q) ≥ mass, for a distribution over levels 0..levels−1. */
+export function upperQuantile(levels: number, massAt: (level: number) => number, mass: number): number {
+  let tail = 0;
+  let q = levels - 1;
+  while (q > 0 && tail + massAt(q) < mass) tail += massAt(q--);
+  return q;
+}
+
 /**
  * The queue length the policy exceeds with probability below `mass`, from one solve of a
  * moderate extension: when its top still holds too much, the quantile is read off the
@@ -71,12 +79,7 @@ export function evaluatePolicy(p: ModelParams, policy: Policy, opts: EvaluateOpt
 export function tailQuantile(p: ModelParams, policy: Policy, mass: number, opts: EvaluateOptions = {}): number {
   for (const sol of extendedSolutions(p, policy, opts)) {
     const nu = sol.stationary;
-    if (sol.top < mass) {
-      let tail = 0;
-      let q = nu.length - 1;
-      while (q > 0 && tail + nu[q] < mass) tail += nu[q--];
-      return q;
-    }
+    if (sol.top < mass) return upperQuantile(nu.length, (s) => nu[s], mass);
     if (sol.decay !== undefined) {
       // Mass above s0 is `above`; each further `reach` states multiply it by `decay`.
       const { s0, above, perReach, reach } = sol.decay;

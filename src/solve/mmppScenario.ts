@@ -4,9 +4,11 @@ import { compileMmppModel, type CompiledMmppModel } from '../model/mmpp/compile.
 import { likeliestPhase, type MmppProcess } from '../model/mmpp/process.js';
 import { buildMmppPmfTable, type MmppPmfTable } from '../model/mmpp/table.js';
 import type { ModelParams, ValidatedScenario } from '../model/scenario.js';
+import { upperQuantile } from '../policy/evaluate.js';
 import { evaluateMmppPolicy } from '../policy/mmpp/evaluate.js';
 import { phasePolicy, summarizeMmppPolicy, type MmppPolicy } from '../policy/mmpp/policy.js';
 import { summarizePolicy } from '../policy/policy.js';
+import { withRoomToWait } from './maxQueue.js';
 import { resolveMmppSolver } from './mmppBackends.js';
 import type { ArrivalProcessSummary, SolveResult } from './result.js';
 import type { ScenarioSolution, ScenarioSolveOptions, WarmStart } from './solveScenario.js';
@@ -123,16 +125,12 @@ function initialLevels(p: ModelParams, proc: MmppProcess, table: MmppPmfTable, s
   const M = proc.phases;
   const greedy: MmppPolicy = { phases: M, actions: new Int32Array(M), tailBatch: B };
   const ev = evaluateMmppPolicy(p, proc, greedy, { table, signal });
-  let tail = 0;
-  let q = ev.levels - 1;
   const level = (s: number): number => {
     let m = 0;
     for (let j = 0; j < M; j++) m += ev.stationary[s * M + j];
     return m;
   };
-  while (q > 0 && tail + level(q) < INITIAL_QUANTILE_MASS) tail += level(q--);
-  // The same room above the quantile as the Poisson path (solveScenario.ts), so that M = 1 picks the same S.
-  return Math.max(q + B + Math.max(16, B >> 2), 32);
+  return Math.max(withRoomToWait(upperQuantile(ev.levels, level, INITIAL_QUANTILE_MASS), B), 32);
 }
 
 /** A warm start from a solve with another number of phases (e.g. a Poisson neighbour) is ignored. */

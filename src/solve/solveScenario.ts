@@ -3,9 +3,10 @@ import { LimitError, ScenarioError, throwIfAborted } from '../model/errors.js';
 import { LIMITS } from '../model/limits.js';
 import type { Backend, Method, ModelParams, ValidatedScenario } from '../model/scenario.js';
 import { validateScenario } from '../model/validate.js';
-import { evaluatePolicy, tailQuantile } from '../policy/evaluate.js';
+import { evaluatePolicy, tailQuantile, upperQuantile } from '../policy/evaluate.js';
 import { greedyPolicy, summarizePolicy } from '../policy/policy.js';
 import { resolveSolver } from './backends.js';
+import { withRoomToWait } from './maxQueue.js';
 import type { SolveResult } from './result.js';
 import type { Solver, SolverOutput, SolverProgress } from './types.js';
 import { solveMmppScenario } from './mmppScenario.js';
@@ -149,9 +150,7 @@ function initialMaxQueue(p: ModelParams, pmfs: PmfTable, signal?: AbortSignal): 
     if (e instanceof LimitError) throw tooClose(e.reason);
     throw e;
   }
-  // The optimal control limit rarely exceeds B, so q plus room for one more batch; the tail
-  // check grows S when this was not enough.
-  return Math.max(q + B + Math.max(16, B >> 2), 32);
+  return Math.max(withRoomToWait(q, B), 32);
 }
 
 /**
@@ -160,10 +159,8 @@ function initialMaxQueue(p: ModelParams, pmfs: PmfTable, signal?: AbortSignal): 
  * now. Doubling instead overshoots by far on deep queues (S = 27,365 → 54,743 where ~30,000 did).
  */
 function grownMaxQueue(S: number, B: number, stationary: Float64Array): number {
-  let tail = 0;
-  let q = stationary.length - 1;
-  while (q > 0 && tail + stationary[q] < TAIL_MASS_BOUND / 100) tail += stationary[q--];
-  return Math.max(Math.ceil(1.25 * S) + B, q + B + Math.max(16, B >> 2));
+  const q = upperQuantile(stationary.length, (s) => stationary[s], TAIL_MASS_BOUND / 100);
+  return Math.max(Math.ceil(1.25 * S) + B, withRoomToWait(q, B));
 }
 
 /** Adapts values/policy solved at another S: cut, or extend quadratically / by serving min(s, B). */
