@@ -20,8 +20,7 @@
  */
 import { ScenarioError, LimitError } from '../model/errors.js';
 import { validateScenario } from '../model/validate.js';
-import type { MmppPolicy, PhasePolicySummary } from '../policy/mmpp/policy.js';
-import type { Policy } from '../policy/policy.js';
+import type { PhasePolicySummary, Policy } from '../policy/policy.js';
 import { solveScenario } from '../solve/solveScenario.js';
 import { Segregation } from './routers.js';
 import { acceleratorKinds, pairScenario, type FleetParams } from './scenario.js';
@@ -107,7 +106,7 @@ export async function solveGroup(f: FleetParams, k: number, c: number, nc: numbe
 }
 
 /** A group's solved policy as a simulator table: per phase for MMPP arrivals (as mmppPolicyFromResult builds it). */
-export function groupPolicy(g: GroupSolve, B: number): Policy | MmppPolicy {
+export function groupPolicy(g: GroupSolve, B: number): Policy {
   const phases = g.phases;
   if (!phases || phases.length === 0) return { actions: Int32Array.from(g.actions), tailBatch: B };
   const M = phases.length;
@@ -195,11 +194,11 @@ export async function planSegregation(f: FleetParams, o: SegregationOptions = {}
  * The plan as simulator inputs: the segregation router (groups[c] = accelerator indices) and
  * the optimal table of every (accelerator, class) it serves.
  */
-export function segregationSetup(f: FleetParams, plan: SegregationPlan, seed: number): { router: Segregation; tables: (Policy | MmppPolicy | null)[][] } {
+export function segregationSetup(f: FleetParams, plan: SegregationPlan, seed: number): { router: Segregation; tables: (Policy | null)[][] } {
   const kindOf = acceleratorKinds(f);
   const C = f.classes.length;
   const groups: number[][] = f.classes.map(() => []);
-  const tables: (Policy | MmppPolicy | null)[][] = [];
+  const tables: (Policy | null)[][] = [];
   const left = plan.counts.map((row) => [...row]);
   for (let a = 0; a < f.accelerators; a++) {
     const k = kindOf[a];
@@ -208,7 +207,7 @@ export function segregationSetup(f: FleetParams, plan: SegregationPlan, seed: nu
     groups[c].push(a);
     const g = plan.groups.find((x) => x.kind === k && x.cls === c);
     if (!g) throw new Error('internal: plan lacks a group it assigns');
-    const row: (Policy | MmppPolicy | null)[] = new Array(C).fill(null);
+    const row: (Policy | null)[] = new Array(C).fill(null);
     row[c] = groupPolicy(g, f.kinds[k].maxBatchSize);
     tables.push(row);
   }

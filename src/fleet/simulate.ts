@@ -1,5 +1,4 @@
 import { ScenarioError } from '../model/errors.js';
-import type { MmppPolicy } from '../policy/mmpp/policy.js';
 import type { Policy } from '../policy/policy.js';
 import { MmppTablePolicy } from '../sim/mmpp.js';
 import { SIM_DEFAULTS, SIM_LIMITS } from '../sim/limits.js';
@@ -22,7 +21,7 @@ export interface FleetSimulateOptions {
    * tables[a][c] (PER_CLASS) — segregation puts each group's exact optimum here (one table
    * per arrival phase, acting on the class's current phase, for a class with MMPP arrivals).
    */
-  readonly tables?: readonly (readonly (Policy | MmppPolicy | null)[])[];
+  readonly tables?: readonly (readonly (Policy | null)[])[];
   readonly signal?: AbortSignal;
   readonly onServed?: (tag: number, cls: number, acc: number, response: number) => void;
 }
@@ -39,7 +38,7 @@ export function buildFleetPolicies(f: FleetParams, tables?: FleetSimulateOptions
     out.push(
       classes.map((c) => {
         const table = tables?.[a]?.[c];
-        if (table && 'phases' in table) return new MmppTablePolicy(table, 'optimal');
+        if (table && (table.phases ?? 1) > 1) return new MmppTablePolicy(table, 'optimal');
         if (table) return tablePolicy(table, kind.maxBatchSize, 'optimal');
         const spec = parseSimPolicySpec(kind.policy, kind.maxBatchSize, field);
         if (spec.kind === 'optimal') {

@@ -1,193 +1,183 @@
-import { arrivalPmf } from './arrivals.js';
+import { arrivalsOf, buildArrivalTable, type ArrivalTable } from './arrivalTable.js';
 import { LimitError } from './errors.js';
 import { LIMITS } from './limits.js';
+import { exitRate, type MmppProcess } from './mmpp/process.js';
 import type { ModelParams } from './scenario.js';
 
 /**
- * The batching SMDP cut at S, in the compact tabular form every solver reads (spec §2–§4).
+ * The batching SMDP cut at S, in the flat form every solver reads (docs/model.md §2–§4, §7).
+ * States (s, j): queue length s = 0..S and arrival phase j = 0..M−1 (M = 1 for Poisson
+ * arrivals), flattened s-major, x = s·M + j, so a vector of values has length (S+1)·M.
  *
- * Actions: a = 0 waits (s < S only), a = b ∈ 1..min(s, B) serves b. Everything an action
- * needs is independent of s except a linear holding cost, so the model is stored per action:
- *   transformed cost   c̃(s,a) = costSlope·s + kappa[a]
- *   sojourn            y(a)   = sojourn[a]   (1/λ for waiting, l(b) for serving)
- *   transition         wait: s → s+1;  serve b: s → s−b+k with k ~ pmf_b
- * Transitions past S use the quadratic tail extrapolation of §4:
- *   E[h(S+m)] = M0·h(S) + M1·Δ1 + Q·Δ2 over the overflow, with Q = (M2+M1)/2,
- * stored as ready coefficients on h(S), h(S−1), h(S−2) for every (s, b) that overflows.
+ * Actions: a = 0 waits (s < S only), a = b ∈ 1..min(s, B) serves b. Per action and phase,
+ * at index a·M + j:
+ *   transformed cost   c̃(x, a) = costSlope·s + kappa[a·M + j]
+ *   sojourn            y(x, a) = sojourn[a·M + j]   (1/(λ_j + q_j) waiting, l(b) serving)
+ * Transitions:
+ *   wait in (s, j):   (s+1, j) at intensity λ_j, (s, j') at Q_jj'; in the transformed MDP
+ *                     τ/y·(E h − h) = waitRate[j]·(h(s+1, j) − h(s, j)) + Σ_j' phaseRate[j·M + j']·(h(s, j') − h(s, j))
+ *   serve b in (s, j): (s − b + k, j') with probability
+ *                     pmf[pmfStart[b] + (j·pmfLength[b] + i)·M + j'],  k = pmfOffset[b] + i.
+ *   For one (x, b) the in-range part is one dot product of two contiguous runs: pmf from
+ *   pmfStart[b] + j·pmfLength[b]·M and h from (s − b + pmfOffset[b])·M, of length nIn·M.
+ * Transitions past S use the quadratic tail extrapolation of §4 per ending phase:
+ *   h(S+m, j') ≈ h(S, j') + m·Δ1 + m(m+1)/2·Δ2, stored as coefficients on h(S, j'), h(S−1, j'),
+ *   h(S−2, j') at tailCoef[3·(((tailStart[b] + s − tailFirstState[b])·M + j)·M + j') + 0, 1, 2]
+ *   for s ≥ tailFirstState[b].
  */
 export interface CompiledModel {
   readonly params: ModelParams;
-  /** Truncation level: states 0..S. */
+  readonly process: MmppProcess;
+  /** Truncation level: levels 0..S. */
   readonly S: number;
   readonly B: number;
-  readonly lambda: number;
-  /** Data-transformation step τ < min y. */
+  /** Arrival phases M (1 = Poisson). */
+  readonly M: number;
+  /** Data-transformation step τ < every sojourn. */
   readonly tau: number;
-  /** w_lat/λ: c̃ grows by this per queued request. */
+  /** λ̄, the mean arrival rate. */
+  readonly meanRate: number;
+  /** w_lat/λ̄: c̃ grows by this per queued request. */
   readonly costSlope: number;
-  /** Constant part of c̃ per action: [0] = w_pow·P0, [b] = w_lat·m2/(2l) + w_pow·P(b). */
+  /** λ_j. */
+  readonly rates: Float64Array;
+  /** τ·λ_j. */
+  readonly waitRate: Float64Array;
+  /** τ·Q_jj' (off-diagonal; the diagonal is 0), row-major M×M. */
+  readonly phaseRate: Float64Array;
+  /** [a·M + j]: [j] = w_pow·P0, [b·M + j] = w_lat·hold(b, j)/l(b) + w_pow·P(b). */
   readonly kappa: Float64Array;
-  /** Sojourn y(a): [0] = 1/λ, [b] = l(b). */
+  /** [a·M + j]: [j] = 1/(λ_j + q_j), [b·M + j] = l(b). */
   readonly sojourn: Float64Array;
-  /** Per b: arrival pmf as offset (smallest k), start in `pmf`, length. Index 0 unused. */
   readonly pmfOffset: Int32Array;
   readonly pmfStart: Int32Array;
   readonly pmfLength: Int32Array;
   readonly pmf: Float64Array;
-  /** Per b: first state s whose serve-b transition can pass S, and where its rows start in `tailCoef`. */
   readonly tailFirstState: Int32Array;
   readonly tailStart: Int32Array;
-  /** Triples (coefficient on h(S), on h(S−1), on h(S−2)) for s = tailFirstState[b]..S. */
   readonly tailCoef: Float64Array;
-  /** Largest upward jump of any action (max over b of kmax − b, at least 1): the band above the diagonal. */
+  /** Largest upward jump in levels of any action (max over b of kmax − b, at least 1). */
   readonly upReach: number;
-}
-
-/** The arrival pmfs of all batch sizes, shared by every S a solve tries. */
-export interface PmfTable {
-  readonly offset: Int32Array;
-  readonly start: Int32Array;
-  readonly length: Int32Array;
-  readonly probs: Float64Array;
-  /** Overflow moments, indexed like probs: for overflow starting at k0 = offset+i, m = k−k0+1. */
-  readonly m0: Float64Array;
-  readonly m1: Float64Array;
-  readonly m2: Float64Array;
-}
-
-export function buildPmfTable(p: ModelParams): PmfTable {
-  const B = p.maxBatchSize;
-  const offset = new Int32Array(B + 1);
-  const start = new Int32Array(B + 1);
-  const length = new Int32Array(B + 1);
-  const parts: Float64Array[] = [];
-  let total = 0;
-  for (let b = 1; b <= B; b++) {
-    const pmf = arrivalPmf(p.distribution, p.arrivalRate, p.meanService[b], p.secondMoment[b], p.cv);
-    offset[b] = pmf.offset;
-    start[b] = total;
-    length[b] = pmf.probs.length;
-    total += pmf.probs.length;
-    if (total > LIMITS.maxBandEntries) {
-      throw new LimitError('serviceTime', `arrival-count laws need more than ${LIMITS.maxBandEntries} entries; lower cv or the load`);
-    }
-    parts.push(pmf.probs);
-  }
-  const probs = new Float64Array(total);
-  parts.forEach((part, i) => probs.set(part, start[i + 1]));
-  // Suffix moments by stable additions of non-negative terms (see CompiledModel).
-  const m0 = new Float64Array(total);
-  const m1 = new Float64Array(total);
-  const m2 = new Float64Array(total);
-  for (let b = 1; b <= B; b++) {
-    let s0 = 0;
-    let s1 = 0;
-    let s2 = 0;
-    for (let i = length[b] - 1; i >= 0; i--) {
-      const pk = probs[start[b] + i];
-      // Moving the overflow start down by one adds 1 to every m and a new term with m = 1.
-      s2 = s2 + 2 * s1 + s0 + pk;
-      s1 = s1 + s0 + pk;
-      s0 = s0 + pk;
-      m0[start[b] + i] = s0;
-      m1[start[b] + i] = s1;
-      m2[start[b] + i] = s2;
-    }
-  }
-  return { offset, start, length, probs, m0, m1, m2 };
 }
 
 /** Smallest truncation level: the tail extrapolation reads h(S−2). */
 export const MIN_MAX_QUEUE = 2;
 
-/** Data-transformation step of spec §3. */
-export function transformationStep(p: ModelParams): number {
-  let minY = 1 / p.arrivalRate;
+/** Data-transformation step: 0.999 × the shortest mean sojourn of any action in any phase. */
+export function transformationStep(p: ModelParams, proc: MmppProcess = arrivalsOf(p)): number {
+  let minY = Infinity;
+  for (let j = 0; j < proc.phases; j++) minY = Math.min(minY, 1 / (proc.rates[j] + exitRate(proc, j)));
   for (let b = 1; b <= p.maxBatchSize; b++) minY = Math.min(minY, p.meanService[b]);
   return 0.999 * minY;
 }
 
-/** Width of the band of the transition matrix: B below the diagonal (at least 2 for the tail), upReach above. */
-export function bandWidth(model: Pick<CompiledModel, 'B' | 'upReach'>): number {
-  return Math.max(model.B, 2) + model.upReach + 1;
+/** Band of the flattened chain: largest downward (lo) and upward (hi) jump in flat indices. */
+export function modelBand(model: Pick<CompiledModel, 'B' | 'M' | 'upReach'>): { lo: number; hi: number } {
+  const M = model.M;
+  return { lo: (Math.max(model.B, 2) + 1) * M - 1, hi: (model.upReach + 1) * M - 1 };
 }
 
-export function compileModel(p: ModelParams, S: number, pmfs: PmfTable = buildPmfTable(p)): CompiledModel {
+export function compileModel(p: ModelParams, S: number, table: ArrivalTable = buildArrivalTable(p)): CompiledModel {
   const B = p.maxBatchSize;
+  const proc = arrivalsOf(p);
+  const M = proc.phases;
   if (!Number.isInteger(S) || S < MIN_MAX_QUEUE) {
     throw new LimitError('solver.maxQueue', `must be an integer ≥ ${MIN_MAX_QUEUE} (got ${S})`);
   }
   if (S > LIMITS.maxQueue) throw new LimitError('solver.maxQueue', `must be ≤ ${LIMITS.maxQueue} (got ${S})`);
-  const lambda = p.arrivalRate;
-  const kappa = new Float64Array(B + 1);
-  const sojourn = new Float64Array(B + 1);
-  kappa[0] = p.powerWeight * p.idlePower;
-  sojourn[0] = 1 / lambda;
+  const tau = transformationStep(p, proc);
+  const kappa = new Float64Array((B + 1) * M);
+  const sojourn = new Float64Array((B + 1) * M);
+  const waitRate = new Float64Array(M);
+  const phaseRate = new Float64Array(M * M);
+  for (let j = 0; j < M; j++) {
+    kappa[j] = p.powerWeight * p.idlePower;
+    sojourn[j] = 1 / (proc.rates[j] + exitRate(proc, j));
+    waitRate[j] = tau * proc.rates[j];
+    for (let jj = 0; jj < M; jj++) if (jj !== j) phaseRate[j * M + jj] = tau * proc.generator[j * M + jj];
+  }
   let upReach = 1;
   for (let b = 1; b <= B; b++) {
     const l = p.meanService[b];
-    kappa[b] = (p.latencyWeight * p.secondMoment[b]) / (2 * l) + p.powerWeight * p.busyPower[b];
-    sojourn[b] = l;
-    upReach = Math.max(upReach, pmfs.offset[b] + pmfs.length[b] - 1 - b);
+    for (let j = 0; j < M; j++) {
+      kappa[b * M + j] = (p.latencyWeight * table.hold[b * M + j]) / l + p.powerWeight * p.busyPower[b];
+      sojourn[b * M + j] = l;
+    }
+    upReach = Math.max(upReach, table.offset[b] + table.length[b] - 1 - b);
   }
   upReach = Math.min(upReach, S);
-  const entries = (S + 1) * bandWidth({ B, upReach });
+  const { lo, hi } = modelBand({ B, M, upReach });
+  const entries = (S + 1) * M * (lo + hi + 1);
   if (entries > LIMITS.maxBandEntries) {
-    throw new LimitError(
-      'solver.maxQueue',
-      `S = ${S} with band width ${bandWidth({ B, upReach })} needs ${entries} entries, over the bound ${LIMITS.maxBandEntries}`,
-    );
+    const phases = M > 1 ? ` with ${M} phases and` : ' with';
+    throw new LimitError('solver.maxQueue', `S = ${S}${phases} band width ${lo + hi + 1} needs ${entries} entries, over the bound ${LIMITS.maxBandEntries}`);
   }
-
-  const tailFirstState = new Int32Array(B + 1);
-  const tailStart = new Int32Array(B + 1);
-  let rows = 0;
-  for (let b = 1; b <= B; b++) {
-    const kmax = pmfs.offset[b] + pmfs.length[b] - 1;
-    const first = Math.max(b, S + b - kmax + 1);
-    tailFirstState[b] = first;
-    tailStart[b] = rows;
-    rows += Math.max(0, S - first + 1);
-  }
-  const tailCoef = new Float64Array(rows * 3);
-  for (let b = 1; b <= B; b++) {
-    const off = pmfs.offset[b];
-    for (let s = tailFirstState[b]; s <= S; s++) {
-      // Overflow starts at k0 = S − (s − b) + 1; m = k − k0 + 1 = s − b + k − S.
-      const k0 = S - (s - b) + 1;
-      let i = k0 - off;
-      let shift = 0;
-      if (i < 0) {
-        shift = -i;
-        i = 0;
-      }
-      const j = pmfs.start[b] + i;
-      const a0 = pmfs.m0[j];
-      const a1 = pmfs.m1[j] + shift * a0;
-      const a2 = pmfs.m2[j] + 2 * shift * pmfs.m1[j] + shift * shift * a0;
-      const q = (a2 + a1) / 2;
-      const r = (tailStart[b] + s - tailFirstState[b]) * 3;
-      tailCoef[r] = a0 + a1 + q;
-      tailCoef[r + 1] = -a1 - 2 * q;
-      tailCoef[r + 2] = q;
-    }
-  }
+  const { tailFirstState, tailStart, tailCoef } = tailCoefficients(table, B, M, S);
   return {
     params: p,
+    process: proc,
     S,
     B,
-    lambda,
-    tau: transformationStep(p),
-    costSlope: p.latencyWeight / lambda,
+    M,
+    tau,
+    meanRate: proc.meanRate,
+    costSlope: p.latencyWeight / proc.meanRate,
+    rates: proc.rates,
+    waitRate,
+    phaseRate,
     kappa,
     sojourn,
-    pmfOffset: pmfs.offset,
-    pmfStart: pmfs.start,
-    pmfLength: pmfs.length,
-    pmf: pmfs.probs,
+    pmfOffset: table.offset,
+    pmfStart: table.start,
+    pmfLength: table.length,
+    pmf: table.probs,
     tailFirstState,
     tailStart,
     tailCoef,
     upReach,
   };
+}
+
+/**
+ * Quadratic tail extrapolation of §4, one per ending phase: E[h(S+m, j')] over the overflow to
+ * phase j' = M0·h(S) + M1·Δ1 + Q·Δ2 with Q = (M2 + M1)/2, rewritten on h(S), h(S−1), h(S−2).
+ */
+function tailCoefficients(table: ArrivalTable, B: number, M: number, S: number) {
+  const tailFirstState = new Int32Array(B + 1);
+  const tailStart = new Int32Array(B + 1);
+  let rows = 0;
+  for (let b = 1; b <= B; b++) {
+    const kmax = table.offset[b] + table.length[b] - 1;
+    const first = Math.max(b, S + b - kmax + 1);
+    tailFirstState[b] = first;
+    tailStart[b] = rows;
+    rows += Math.max(0, S - first + 1);
+  }
+  const tailCoef = new Float64Array(rows * M * M * 3);
+  for (let b = 1; b <= B; b++) {
+    const L = table.length[b];
+    for (let s = tailFirstState[b]; s <= S; s++) {
+      // Overflow starts at k0 = S − (s − b) + 1; m = k − k0 + 1 = s − b + k − S.
+      let i = S - (s - b) + 1 - table.offset[b];
+      let shift = 0;
+      if (i < 0) {
+        shift = -i;
+        i = 0;
+      }
+      for (let j = 0; j < M; j++) {
+        for (let jj = 0; jj < M; jj++) {
+          const at = table.start[b] + (j * L + i) * M + jj;
+          const a0 = table.m0[at];
+          const a1 = table.m1[at] + shift * a0;
+          const a2 = table.m2[at] + 2 * shift * table.m1[at] + shift * shift * a0;
+          const q = (a2 + a1) / 2;
+          const r = (((tailStart[b] + s - tailFirstState[b]) * M + j) * M + jj) * 3;
+          tailCoef[r] = a0 + a1 + q;
+          tailCoef[r + 1] = -a1 - 2 * q;
+          tailCoef[r + 2] = q;
+        }
+      }
+    }
+  }
+  return { tailFirstState, tailStart, tailCoef };
 }

@@ -1,4 +1,4 @@
-import { buildPmfTable } from '../model/compile.js';
+import { buildArrivalTable } from '../model/arrivalTable.js';
 import { ScenarioError } from '../model/errors.js';
 import type { Backend } from '../model/scenario.js';
 import { evaluatePolicy } from '../policy/evaluate.js';
@@ -98,9 +98,9 @@ export async function planScenario(input: unknown, target: PlanTarget, opts: Pla
     if (rule.left(split.vertex.figures)) a = split.vertex;
     else c = split.vertex;
   }
-  const pmfs = buildPmfTable(p);
-  const ea: Evaluated = { policy: a.policy, ev: evaluatePolicy(p, a.policy, { pmfs }) };
-  const ec: Evaluated = { policy: c.policy, ev: evaluatePolicy(p, c.policy, { pmfs }) };
+  const pmfs = buildArrivalTable(p);
+  const ea: Evaluated = { policy: a.policy, ev: evaluatePolicy(p, a.policy, { table: pmfs }) };
+  const ec: Evaluated = { policy: c.policy, ev: evaluatePolicy(p, c.policy, { table: pmfs }) };
   // Intermediates may sit above the tie line by the resolution (vertices it merges) or by rounding.
   const reduced = reduceToSingleState(p, ea, ec, weight, rule.left, 10 * resolution, pmfs);
   const common = commonRecurrentState(p, ea, ec);

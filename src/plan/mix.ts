@@ -1,4 +1,4 @@
-import type { PmfTable } from '../model/compile.js';
+import type { ArrivalTable } from '../model/arrivalTable.js';
 import type { ModelParams } from '../model/scenario.js';
 import { evaluatePolicy, type DetailedEvaluation } from '../policy/evaluate.js';
 import { actionAt, type Policy } from '../policy/policy.js';
@@ -72,7 +72,7 @@ export interface Evaluated {
  * The switching mix of first and second at state r with time share θ, evaluated exactly.
  * r must be recurrent under both (ν(r) > 0 in both).
  */
-export function buildMix(p: ModelParams, first: Evaluated, second: Evaluated, r: number, theta: number, pmfs: PmfTable): Mix {
+export function buildMix(p: ModelParams, first: Evaluated, second: Evaluated, r: number, theta: number, pmfs: ArrivalTable): Mix {
   const y1 = cycleTime(p, first.policy, first.ev, r);
   const y2 = cycleTime(p, second.policy, second.ev, r);
   const q = theta >= 1 ? 1 : theta <= 0 ? 0 : (theta * y2) / (theta * y2 + (1 - theta) * y1);
@@ -142,7 +142,7 @@ export function reduceToSingleState(
   mu: number,
   leftOfTarget: (f: Figures) => boolean,
   tolerance: number,
-  pmfs: PmfTable,
+  pmfs: ArrivalTable,
 ): { left: Evaluated; right: Evaluated; state: number; evaluated: Evaluated[] } | null {
   const states = differingStates(a.policy, c.policy);
   const n = Math.max(a.policy.actions.length, c.policy.actions.length);
@@ -163,7 +163,7 @@ export function reduceToSingleState(
     const policy = build(mid);
     let ev: DetailedEvaluation;
     try {
-      ev = evaluatePolicy(p, policy, { pmfs });
+      ev = evaluatePolicy(p, policy, { table: pmfs });
     } catch {
       return null;
     }

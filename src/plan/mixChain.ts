@@ -1,4 +1,4 @@
-import { buildPmfTable, type PmfTable } from '../model/compile.js';
+import { buildArrivalTable, type ArrivalTable } from '../model/arrivalTable.js';
 import { LimitError } from '../model/errors.js';
 import { LIMITS } from '../model/limits.js';
 import type { ModelParams } from '../model/scenario.js';
@@ -30,8 +30,8 @@ interface Branch {
   readonly mode: number;
 }
 
-export function evaluateMix(p: ModelParams, first: Policy, second: Policy, state: number, prob: number, pmfs?: PmfTable): MixEvaluation {
-  const tables = pmfs ?? buildPmfTable(p);
+export function evaluateMix(p: ModelParams, first: Policy, second: Policy, state: number, prob: number, pmfs?: ArrivalTable): MixEvaluation {
+  const tables = pmfs ?? buildArrivalTable(p);
   const policies = [first, second];
   const branches = (s: number, m: number): Branch[] =>
     s === state
@@ -67,7 +67,7 @@ export function evaluateMix(p: ModelParams, first: Policy, second: Policy, state
 function build(
   ch: BandChain,
   p: ModelParams,
-  pmfs: PmfTable,
+  pmfs: ArrivalTable,
   n: number,
   branches: (s: number, m: number) => Branch[],
 ): (nu: Float64Array) => MixEvaluation {

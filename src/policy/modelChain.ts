@@ -1,4 +1,4 @@
-import type { CompiledModel } from '../model/compile.js';
+import { modelBand, type CompiledModel } from '../model/compile.js';
 import { BandChain, solveChain } from './chain.js';
 
 /** A reference state at least this likely relative to the mode keeps the values accurate. */
@@ -9,44 +9,56 @@ const REFINE_ROUNDS = 1;
 export interface ModelEvaluation {
   /** Average cost of the policy on the truncated, tail-corrected model. */
   readonly gain: number;
-  /** SMDP relative values h (h = τ·h̃), h(0) = 0. */
+  /** SMDP relative values h (h = τ·h̃), h(0, 0) = 0, flat s-major. */
   readonly values: Float64Array;
-  /** Most likely state under the policy: the reference to use for the next evaluation. */
+  /** Most likely flat state under the policy: the reference to use for the next evaluation. */
   readonly mode: number;
 }
 
 /**
  * Exact evaluation of a policy on the truncated model itself, tail extrapolation included
  * (the chain then has a few negative coefficients near S, which the reduction tolerates):
- * the evaluation step of policy iteration.
+ * the evaluation step of policy iteration. The flat s-major order makes the chain banded
+ * (modelBand), so one GTH reduction serves every number of phases.
  */
 export function evaluateOnModel(model: CompiledModel, policy: Int32Array, ref?: number): ModelEvaluation {
-  const { S, B, costSlope, kappa, sojourn, pmfOffset, pmfStart, pmfLength, pmf } = model;
+  const { S, M, costSlope, rates, process, kappa, sojourn, pmfOffset, pmfStart, pmfLength, pmf } = model;
   const { tailFirstState, tailStart, tailCoef } = model;
-  const n = S + 1;
-  const ch = new BandChain(n, Math.max(B, 2), model.upReach);
-  const { a, width: W, lo } = ch;
-  for (let s = 0; s < n; s++) {
-    const act = policy[s];
-    const row = s * W - s + lo;
-    if (act === 0) {
-      a[row + s + 1] += 1;
-    } else {
-      const j0 = s - act + pmfOffset[act];
-      const st = pmfStart[act];
-      const nIn = Math.min(pmfLength[act], S - j0 + 1);
-      for (let i = 0; i < nIn; i++) a[row + j0 + i] += pmf[st + i];
-      const first = tailFirstState[act];
-      if (s >= first) {
-        const r = (tailStart[act] + s - first) * 3;
-        a[row + S] += tailCoef[r];
-        a[row + S - 1] += tailCoef[r + 1];
-        a[row + S - 2] += tailCoef[r + 2];
+  const Q = process.generator;
+  const n = (S + 1) * M;
+  const { lo, hi } = modelBand(model);
+  const ch = new BandChain(n, lo, hi);
+  const { a, width: W } = ch;
+  for (let s = 0; s <= S; s++) {
+    for (let j = 0; j < M; j++) {
+      const x = s * M + j;
+      const act = policy[x];
+      const row = x * W - x + lo; // a[row + z] = entry (x, z)
+      if (act === 0) {
+        // Probabilities as ratios of rates, so that one phase gives exactly 1 for an arrival.
+        const out = rates[j] - Q[j * M + j];
+        if (rates[j] > 0) a[row + x + M] += rates[j] / out;
+        for (let jj = 0; jj < M; jj++) if (jj !== j) a[row + s * M + jj] += Q[j * M + jj] / out;
+      } else {
+        const L = pmfLength[act];
+        const j0 = s - act + pmfOffset[act];
+        const nIn = Math.min(L, S - j0 + 1);
+        const pBase = pmfStart[act] + j * L * M;
+        for (let e = 0; e < nIn * M; e++) a[row + j0 * M + e] += pmf[pBase + e];
+        const first = tailFirstState[act];
+        if (s >= first) {
+          const r = ((tailStart[act] + s - first) * M + j) * M * 3;
+          for (let jj = 0; jj < M; jj++) {
+            a[row + S * M + jj] += tailCoef[r + jj * 3];
+            a[row + (S - 1) * M + jj] += tailCoef[r + jj * 3 + 1];
+            a[row + (S - 2) * M + jj] += tailCoef[r + jj * 3 + 2];
+          }
+        }
       }
+      const y = sojourn[act * M + j];
+      ch.reward[x] = (costSlope * s + kappa[act * M + j]) * y;
+      ch.time[x] = y;
     }
-    const y = sojourn[act];
-    ch.reward[s] = (costSlope * s + kappa[act]) * y;
-    ch.time[s] = y;
   }
   // The values are accurate only when the reference is a likely state (see chain.ts); the
   // stationary distribution is accurate from any reference. So solve from the hint (a
@@ -56,6 +68,6 @@ export function evaluateOnModel(model: CompiledModel, policy: Int32Array, ref?: 
   if (!(sol.stationary[sol.ref] >= LIKELY * sol.stationary[sol.mode])) sol = solveChain(ch, { ref: sol.mode, refine: REFINE_ROUNDS });
   const h = sol.values;
   const h0 = h[0];
-  for (let s = 0; s < n; s++) h[s] -= h0;
+  for (let x = 0; x < n; x++) h[x] -= h0;
   return { gain: sol.gain, values: h, mode: sol.mode };
 }

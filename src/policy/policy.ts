@@ -1,17 +1,50 @@
 import { ScenarioError } from '../model/errors.js';
+import type { MmppProcess } from '../model/mmpp/process.js';
 
 /**
- * A stationary policy: `actions[s]` for s < actions.length (0 = wait, b = serve b), and
- * for every larger s "serve min(s, tailBatch)". Solvers return tables with tailBatch = B
- * (spec §5: beyond S serve min(s, B)); `static:b` uses tailBatch = b.
+ * A stationary policy on (queue, phase): `actions[s·M + j]` for s below the table's levels
+ * (0 = wait, b = serve b), and for every larger s "serve min(s, tailBatch)" in every phase.
+ * M = `phases`, absent = 1 (Poisson arrivals, or one table for every phase). Solvers return
+ * tables with tailBatch = B (docs/model.md §5: beyond S serve min(s, B)); `static:b` uses
+ * tailBatch = b.
  */
 export interface Policy {
   readonly actions: Int32Array;
   readonly tailBatch: number;
+  readonly phases?: number;
 }
 
-export function actionAt(p: Policy, s: number): number {
-  return s < p.actions.length ? p.actions[s] : Math.min(s, p.tailBatch);
+export function phasesOf(p: Policy): number {
+  return p.phases ?? 1;
+}
+
+/** Queue levels the table covers. */
+export function levelsOf(p: Policy): number {
+  return p.actions.length / phasesOf(p);
+}
+
+export function actionAt(p: Policy, s: number, j = 0): number {
+  const i = s * phasesOf(p) + j;
+  return i < p.actions.length ? p.actions[i] : Math.min(s, p.tailBatch);
+}
+
+/** The table of one phase, as a one-phase Policy. */
+export function phasePolicy(p: Policy, j: number): Policy {
+  const M = phasesOf(p);
+  const n = levelsOf(p);
+  const actions = new Int32Array(n);
+  for (let s = 0; s < n; s++) actions[s] = p.actions[s * M + j];
+  return { actions, tailBatch: p.tailBatch };
+}
+
+/** The same queue-length policy in every one of `phases` phases (a one-phase policy under MMPP traffic). */
+export function broadcastPolicy(p: Policy, phases: number): Policy {
+  if (phasesOf(p) === phases) return p;
+  if (phasesOf(p) !== 1) throw new Error(`broadcastPolicy: a ${phasesOf(p)}-phase policy cannot act in ${phases} phases`);
+  const n = p.actions.length;
+  const actions = new Int32Array(n * phases);
+  for (let s = 0; s < n; s++) actions.fill(p.actions[s], s * phases, (s + 1) * phases);
+  return { phases, actions, tailBatch: p.tailBatch };
 }
 
 export interface Deviation {
@@ -55,16 +88,40 @@ export function summarizePolicy(p: Policy, B: number): PolicySummary {
   };
 }
 
+/** Per-phase compact form: one control limit and one action table per arrival phase (docs/model.md §7). */
+export interface PhasePolicySummary extends PolicySummary {
+  readonly phase: number;
+  /** λ_j, requests/s. */
+  readonly rate: number;
+  /** Stationary probability π_j of the phase. */
+  readonly probability: number;
+}
+
+export function summarizePhases(p: Policy, proc: MmppProcess, B: number): PhasePolicySummary[] {
+  const whole = broadcastPolicy(p, proc.phases);
+  const out: PhasePolicySummary[] = [];
+  for (let j = 0; j < proc.phases; j++) {
+    out.push({ phase: j, rate: proc.rates[j], probability: proc.stationary[j], ...summarizePolicy(phasePolicy(whole, j), B) });
+  }
+  return out;
+}
+
 /** Checks a policy against a scenario's B and names the first bad entry. */
 export function checkPolicy(p: Policy, B: number, field = 'policy'): void {
-  if (p.actions.length > 0 && p.actions[0] !== 0) {
+  const M = phasesOf(p);
+  if (!Number.isInteger(M) || M < 1 || p.actions.length % M !== 0) {
+    throw new ScenarioError(`${field}.actions`, `must hold a whole number of levels of ${M} phases (got ${p.actions.length} entries)`);
+  }
+  if (M === 1 && p.actions.length > 0 && p.actions[0] !== 0) {
     throw new ScenarioError(`${field}.actions[0]`, `must be 0: nothing can be served from an empty queue (got ${p.actions[0]})`);
   }
-  for (let s = 1; s < p.actions.length; s++) {
-    const a = p.actions[s];
+  for (let x = 0; x < p.actions.length; x++) {
+    const s = Math.floor(x / M);
+    const a = p.actions[x];
     const max = Math.min(s, B);
     if (!Number.isInteger(a) || a < 0 || a > max) {
-      throw new ScenarioError(`${field}.actions[${s}]`, `must be 0 (wait) or a batch size in 1..min(s, maxBatchSize) = 1..${max} (got ${a})`);
+      const where = M > 1 ? `(queue ${s}, phase ${x % M}) ` : '';
+      throw new ScenarioError(`${field}.actions[${x}]`, `${where}must be 0 (wait) or a batch size in 1..min(s, maxBatchSize) = 1..${max} (got ${a})`);
     }
   }
   if (!Number.isInteger(p.tailBatch) || p.tailBatch < 1 || p.tailBatch > B) {

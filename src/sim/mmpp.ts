@@ -1,6 +1,6 @@
 import { ScenarioError } from '../model/errors.js';
 import type { MmppProcess } from '../model/mmpp/process.js';
-import { mmppActionAt, type MmppPolicy } from '../policy/mmpp/policy.js';
+import { actionAt, type Policy } from '../policy/policy.js';
 import type { ArrivalStream } from './arrivals.js';
 import type { SimPolicy } from './policies/types.js';
 import { Rng, STREAM_ARRIVALS } from './rng.js';
@@ -112,7 +112,7 @@ export class MmppTablePolicy implements SimPolicy {
   private source: MmppArrivals | null = null;
 
   constructor(
-    private readonly policy: MmppPolicy,
+    private readonly policy: Policy,
     readonly name: string,
   ) {
     this.sustainedBatch = policy.tailBatch;
@@ -126,7 +126,7 @@ export class MmppTablePolicy implements SimPolicy {
   }
 
   decide(queue: number, now: number): number {
-    return mmppActionAt(this.policy, queue, this.source!.phaseAt(now));
+    return actionAt(this.policy, queue, this.source!.phaseAt(now));
   }
 
   wakeAt(_queue: number, now: number): number {

@@ -1,8 +1,7 @@
 import { throwIfAborted } from '../model/errors.js';
 import type { ModelParams } from '../model/scenario.js';
-import { evaluateMmppPolicy } from '../policy/mmpp/evaluate.js';
-import { broadcastPolicy, type MmppPolicy } from '../policy/mmpp/policy.js';
-import { greedyPolicy, type Policy } from '../policy/policy.js';
+import { evaluatePolicy } from '../policy/evaluate.js';
+import { broadcastPolicy, greedyPolicy, type Policy } from '../policy/policy.js';
 import { defaultDelayGrid, type Comparison, type ComparisonRow, type DelayTrial } from './compare.js';
 import { MmppTablePolicy } from './mmpp.js';
 import type { SimPolicy } from './policies/types.js';
@@ -31,7 +30,7 @@ export interface MmppCompareOptions {
  */
 export async function compareMmppPolicies(
   params: ModelParams,
-  optimal: MmppPolicy,
+  optimal: Policy,
   poissonModel: Policy,
   opts: MmppCompareOptions = {},
 ): Promise<Comparison> {
@@ -50,7 +49,7 @@ export async function compareMmppPolicies(
     await new Promise<void>((r) => setImmediate(r));
     throwIfAborted(opts.signal);
   };
-  const exact = (p: MmppPolicy): number => evaluateMmppPolicy(params, proc, p, { signal: opts.signal }).averageCost;
+  const exact = (p: Policy): number => evaluatePolicy(params, p, { signal: opts.signal }).averageCost;
 
   const delayTrials: DelayTrial[] = [];
   for (const d of grid) {

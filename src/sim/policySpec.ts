@@ -7,7 +7,6 @@ import { TfServingPolicy } from './policies/tfServing.js';
 import { TritonPolicy } from './policies/triton.js';
 import type { SimPolicy } from './policies/types.js';
 import { tablePolicy } from './simulate.js';
-import type { MmppPolicy } from '../policy/mmpp/policy.js';
 import { MmppTablePolicy } from './mmpp.js';
 
 /**
@@ -136,13 +135,13 @@ export function parseSimPolicySpec(spec: string, B: number, field = 'policy'): S
 }
 
 /** Builds the runnable policy; `optimal` needs the solver's policy. */
-export function buildSimPolicy(spec: SimPolicySpec, params: ModelParams, optimal?: Policy | MmppPolicy): SimPolicy {
+export function buildSimPolicy(spec: SimPolicySpec, params: ModelParams, optimal?: Policy): SimPolicy {
   const B = params.maxBatchSize;
   switch (spec.kind) {
     case 'optimal':
       if (!optimal) throw new ScenarioError('policy', 'optimal needs the solved policy (no solver was given)');
       // Bursty scenarios (spec §7): the solver's policy has one table per arrival phase.
-      if ('phases' in optimal) return new MmppTablePolicy(optimal, 'optimal');
+      if ((optimal.phases ?? 1) > 1) return new MmppTablePolicy(optimal, 'optimal');
       return tablePolicy(optimal, B, 'optimal');
     case 'table':
       return tablePolicy(spec.policy, B);

@@ -6,7 +6,6 @@ import { SIM_LIMITS } from './limits.js';
 import { buildSimPolicy, parseSimPolicySpec, type SimPolicySpec } from './policySpec.js';
 import type { SimulationResult } from './result.js';
 import { simulate } from './simulate.js';
-import type { MmppPolicy } from '../policy/mmpp/policy.js';
 
 /** The JSON form of a Simulate call (proto3 JSON of `batchwise.v1.SimulateRequest`). */
 export interface SimulateRequest {
@@ -38,7 +37,7 @@ export interface SimulateCall {
 
 export interface SimulateDeps {
   /** Solves a scenario for its optimal policy; needed only for policy `optimal`. */
-  readonly optimalPolicy?: (scenario: ValidatedScenario, signal?: AbortSignal) => Promise<Policy | MmppPolicy>;
+  readonly optimalPolicy?: (scenario: ValidatedScenario, signal?: AbortSignal) => Promise<Policy>;
   readonly signal?: AbortSignal;
   readonly onProgress?: (measured: number, total: number) => void;
 }
@@ -52,7 +51,7 @@ const KNOWN = ['scenario', 'policy', 'requests', 'seed', 'warmupRequests', 'conf
  */
 export async function simulateRequest(input: unknown, deps: SimulateDeps = {}): Promise<SimulationResult> {
   const call = parseSimulateRequest(input);
-  let optimal: Policy | MmppPolicy | undefined;
+  let optimal: Policy | undefined;
   if (call.spec.kind === 'optimal') {
     if (!deps.optimalPolicy) throw new ScenarioError('policy', 'optimal is not available here (no solver)');
     optimal = await deps.optimalPolicy(call.scenario, deps.signal);
@@ -99,7 +98,7 @@ export function parseSimulateRequest(
 /** Runs a validated call; `optimal` is the solved policy when the spec is `optimal`. */
 export function runSimulateCall(
   call: SimulateCall,
-  optimal: Policy | MmppPolicy | undefined,
+  optimal: Policy | undefined,
   opts: { signal?: AbortSignal; onProgress?: (measured: number, total: number) => void } = {},
 ): SimulationResult {
   const params = call.scenario.params;

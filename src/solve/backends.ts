@@ -1,10 +1,11 @@
+import type { CompiledModel } from '../model/compile.js';
 import { ScenarioError } from '../model/errors.js';
 import type { Backend, Method } from '../model/scenario.js';
 import { cpuPolicyIteration } from './cpu/pi.js';
 import { cpuValueIteration } from './cpu/rvi.js';
-import { gpuMightPayOff, sweepWork, type ModelSize } from './gpu/autoRule.js';
+import { gpuMightPayOff, modelSize, sweepWork } from './gpu/autoRule.js';
 import { readFlags } from './gpu/flags.js';
-import type { Solver } from './types.js';
+import type { GpuProvider, Solver } from './types.js';
 
 /** Raised when a backend that was asked for explicitly cannot run here. */
 export class BackendUnavailableError extends ScenarioError {
@@ -17,18 +18,9 @@ export function cpuSolver(method: Method): Solver {
   return method === 'VALUE_ITERATION' ? cpuValueIteration : cpuPolicyIteration;
 }
 
-/**
- * Picks the solver for a request. The WebGPU provider (src/solve/gpu/provider.ts) is loaded
- * on demand; backend GPU is refused when it finds no adapter, and AUTO uses the CPU unless
- * the AUTO rule (src/solve/gpu/autoRule.ts, docs/gpu.md) says the GPU pays off.
- */
-export interface GpuProvider {
-  /** A GPU solver when an adapter is usable for this model size, or undefined to use the CPU. */
-  pick(backend: Backend, method: Method, size: { states: number; batch: number; pmfWidth: number }): Promise<Solver | undefined>;
-}
-
 let gpuProvider: GpuProvider | undefined;
 let defaultGpuProvider: Promise<GpuProvider | undefined> | undefined;
+let gpuLoadError: string | undefined;
 
 /** Replaces the default WebGPU provider (tests, embedders); undefined restores the default. */
 export function registerGpuProvider(p: GpuProvider | undefined): void {
@@ -36,15 +28,16 @@ export function registerGpuProvider(p: GpuProvider | undefined): void {
 }
 
 /**
- * The registered provider, else the WebGPU one (src/solve/gpu), loaded on first need so that
- * CPU-only use (BATCHWISE_GPU=off, or AUTO on models too small to ever pay off) never loads
- * the native module. A module that fails to load leaves the CPU; GPU requests then say why.
+ * The registered provider, else the WebGPU one (src/solve/gpu/provider.ts), loaded on first
+ * need so that CPU-only use (BATCHWISE_GPU=off, or AUTO on models too small to ever pay off)
+ * never loads the native module. A module that fails to load leaves the CPU; GPU requests
+ * then say why.
  */
-async function currentGpuProvider(backend: Backend, size: ModelSize): Promise<GpuProvider | undefined> {
+async function currentGpuProvider(backend: Backend, model: CompiledModel): Promise<GpuProvider | undefined> {
   if (gpuProvider) return gpuProvider;
   const flags = readFlags();
   if (flags.BATCHWISE_GPU === 'off') return undefined;
-  if (backend === 'AUTO' && !gpuMightPayOff(sweepWork([size]), flags)) return undefined;
+  if (backend === 'AUTO' && !gpuMightPayOff(sweepWork([modelSize(model)]), flags)) return undefined;
   defaultGpuProvider ??= import('./gpu/provider.js').then(
     (m) => m.createGpuProvider(cpuSolver('POLICY_ITERATION')),
     (e: unknown) => {
@@ -55,16 +48,16 @@ async function currentGpuProvider(backend: Backend, size: ModelSize): Promise<Gp
   return defaultGpuProvider;
 }
 
-let gpuLoadError: string | undefined;
-
-export async function resolveSolver(
-  backend: Backend,
-  method: Method,
-  size: { states: number; batch: number; pmfWidth: number },
-): Promise<Solver> {
+/**
+ * Picks the solver for a model: CPU policy iteration (or RVI when asked for) for backend CPU;
+ * the WebGPU solver (f32 on the GPU, f64 polish by CPU policy iteration) for backend GPU, and
+ * for AUTO where the AUTO rule (src/solve/gpu/autoRule.ts, docs/gpu.md) says the GPU pays off.
+ * Backend GPU without a usable adapter is refused with the reason.
+ */
+export async function resolveSolver(backend: Backend, method: Method, model: CompiledModel): Promise<Solver> {
   if (backend === 'CPU') return cpuSolver(method);
-  const provider = await currentGpuProvider(backend, size);
-  const gpu = provider ? await provider.pick(backend, method, size) : undefined;
+  const provider = await currentGpuProvider(backend, model);
+  const gpu = provider ? await provider.pick(backend, method, model) : undefined;
   if (gpu) return gpu;
   if (backend === 'GPU') {
     const why = readFlags().BATCHWISE_GPU === 'off' ? 'BATCHWISE_GPU=off' : gpuLoadError ? `the WebGPU module did not load: ${gpuLoadError}` : 'no WebGPU adapter';

@@ -1,8 +1,55 @@
+import { LimitError } from '../model/errors.js';
+import type { ArrivalTable } from '../model/arrivalTable.js';
+import type { ModelParams } from '../model/scenario.js';
+import { tailQuantile, upperQuantile } from '../policy/evaluate.js';
+import { levelMass } from '../policy/extension.js';
+import { greedyPolicy } from '../policy/policy.js';
+
+/**
+ * The search for the truncation level S (docs/model.md §4), for every number of phases: a
+ * first S from the greedy policy's queue, the tail check of a solved policy, and the next S
+ * when the check fails.
+ */
+
+/** The levels within B of the top must carry less than this under the solved policy. */
+export const TAIL_MASS_BOUND = 1e-9;
+/** Initial S: the greedy policy's queue exceeds it with probability below this. */
+const INITIAL_QUANTILE_MASS = 1e-10;
+
 /**
  * A truncation level S from a queue quantile q: room for one more batch above it, since the
  * optimal control limit rarely exceeds B (the tail check grows S when this was not enough).
- * Shared by the Poisson and MMPP searches so that M = 1 picks the same S.
  */
 export function withRoomToWait(q: number, B: number): number {
   return q + B + Math.max(16, B >> 2);
+}
+
+/** First S of the automatic search: where the greedy policy's queue has (almost) no mass left, plus room to wait. */
+export function initialMaxQueue(p: ModelParams, table: ArrivalTable, tooClose: (e: LimitError) => Error, signal?: AbortSignal): number {
+  const B = p.maxBatchSize;
+  let q;
+  try {
+    q = tailQuantile(p, greedyPolicy(B), INITIAL_QUANTILE_MASS, { table, signal });
+  } catch (e) {
+    if (e instanceof LimitError) throw tooClose(e);
+    throw e;
+  }
+  return Math.max(withRoomToWait(q, B), 32);
+}
+
+/** Stationary mass of the levels within B of the top (s > S − B), all phases, out to the extension's end. */
+export function tailMassAbove(stationary: Float64Array, M: number, S: number, B: number): number {
+  let m = 0;
+  for (let x = Math.max(0, S - B + 1) * M; x < stationary.length; x++) m += stationary[x];
+  return m;
+}
+
+/**
+ * Next S after a failed tail check: where the solved policy's own queue (exact, on the extended
+ * chain) leaves < 1/100 of the bound, plus room for a batch, and at least a quarter more than
+ * now. Doubling instead overshoots by far on deep queues (S = 27,365 → 54,743 where ~30,000 did).
+ */
+export function grownMaxQueue(S: number, B: number, stationary: Float64Array, M: number): number {
+  const q = upperQuantile(stationary.length / M, (s) => levelMass(stationary, M, s), TAIL_MASS_BOUND / 100);
+  return Math.max(Math.ceil(1.25 * S) + B, withRoomToWait(q, B));
 }

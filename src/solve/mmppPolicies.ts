@@ -1,13 +1,12 @@
 import { ScenarioError } from '../model/errors.js';
 import type { ModelParams, ValidatedScenario } from '../model/scenario.js';
-import type { MmppPolicy } from '../policy/mmpp/policy.js';
 import type { Policy } from '../policy/policy.js';
 import type { SolveResult } from './result.js';
 import { solveScenarioDetailed } from './solveScenario.js';
 
 export interface MmppPolicies {
   /** The MMPP-optimal policy, one action per (queue, phase). */
-  readonly optimal: MmppPolicy;
+  readonly optimal: Policy;
   readonly result: SolveResult;
   /** The policy solved for the mean rate λ̄ as if arrivals were Poisson (what a Poisson model would deploy). */
   readonly poissonModel: Policy;
@@ -39,7 +38,7 @@ export async function solveMmppAndPoisson(s: ValidatedScenario, opts: { signal?:
  * The per-phase policy of an MMPP solve result (its `policy.phases` tables), or undefined for a
  * Poisson result. What `simulate --policy optimal` and the Simulate RPC run on bursty scenarios.
  */
-export function mmppPolicyFromResult(r: SolveResult, B: number): MmppPolicy | undefined {
+export function mmppPolicyFromResult(r: SolveResult, B: number): Policy | undefined {
   const phases = r.policy.phases;
   if (!phases || phases.length === 0) return undefined;
   const M = phases.length;

@@ -1,10 +1,10 @@
-import type { Evaluation } from '../policy/evaluate.js';
-import type { PolicySummary } from '../policy/policy.js';
-import type { StopReason } from './types.js';
 import type { TraceFitReport } from '../fit/fitTrace.js';
-import type { ArrivalSource } from '../model/mmpp/process.js';
-import type { PhaseFigures } from '../policy/mmpp/evaluate.js';
-import type { PhasePolicySummary } from '../policy/mmpp/policy.js';
+import type { ArrivalSource, MmppProcess } from '../model/mmpp/process.js';
+import { likeliestPhase } from '../model/mmpp/process.js';
+import type { ModelParams } from '../model/scenario.js';
+import type { DetailedEvaluation, Evaluation, PhaseFigures } from '../policy/evaluate.js';
+import { phasePolicy, summarizePhases, summarizePolicy, type PhasePolicySummary, type Policy, type PolicySummary } from '../policy/policy.js';
+import type { StopReason } from './types.js';
 
 /** Facts about how a result was obtained. */
 export interface SolverFacts {
@@ -36,7 +36,7 @@ export interface SolverFacts {
 }
 
 /**
- * What a solve returns (spec §5): the exact f64 evaluation of the returned policy, the
+ * What a solve returns (docs/model.md §5): the exact f64 evaluation of the returned policy, the
  * solver's certified interval [m, M] for the optimal average cost, the policy, and facts.
  * The same object is the final message of the gRPC Solve stream.
  */
@@ -44,7 +44,7 @@ export interface SolveResult extends Evaluation {
   readonly averageCostLower: number;
   readonly averageCostUpper: number;
   /**
-   * Under MMPP arrivals (spec §7) the top-level fields describe the policy in the likeliest
+   * Under MMPP arrivals (docs/model.md §7) the top-level fields describe the policy in the likeliest
    * phase, and `phases` holds one control limit and action table per phase.
    */
   readonly policy: PolicySummary & { readonly phases?: PhasePolicySummary[] };
@@ -74,4 +74,36 @@ export interface EvaluationResult extends Evaluation {
   readonly policy: PolicySummary & { readonly phases?: PhasePolicySummary[] };
   readonly arrivalProcess?: ArrivalProcessSummary;
   readonly phaseFigures?: PhaseFigures[];
+}
+
+/** The policy, figures and arrival facts a result shows; MMPP scenarios add the per-phase ones. */
+export function describeEvaluation(
+  p: ModelParams,
+  proc: MmppProcess,
+  policy: Policy,
+  ev: DetailedEvaluation,
+): EvaluationResult {
+  const { stationary: _nu, levels: _n, phases: phaseFigures, ...figures } = ev;
+  const B = p.maxBatchSize;
+  if (!p.arrivalProcess) return { ...figures, policy: summarizePolicy(policy, B) };
+  // The top-level summary reads the likeliest phase's table (a one-phase policy's own table).
+  const main = (policy.phases ?? 1) === 1 ? policy : phasePolicy(policy, likeliestPhase(proc));
+  return {
+    ...figures,
+    policy: { ...summarizePolicy(main, B), phases: summarizePhases(policy, proc, B) },
+    arrivalProcess: arrivalSummary(proc),
+    phaseFigures,
+  };
+}
+
+export function arrivalSummary(proc: MmppProcess): ArrivalProcessSummary {
+  return {
+    source: proc.source,
+    phases: proc.phases,
+    meanRate: proc.meanRate,
+    rates: Array.from(proc.rates),
+    generator: Array.from(proc.generator),
+    stationary: Array.from(proc.stationary),
+    ...(proc.fit ? { fit: proc.fit } : {}),
+  };
 }

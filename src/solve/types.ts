@@ -1,4 +1,5 @@
 import type { CompiledModel } from '../model/compile.js';
+import type { Backend, Method } from '../model/scenario.js';
 
 /**
  * Why a solve stopped: the bounds met the tolerance; the iteration cap was hit; or the policy
@@ -12,7 +13,7 @@ export interface SolverProgress {
   /** Current Odoni bounds m_n ≤ g* ≤ M_n of the truncated model. */
   readonly lower: number;
   readonly upper: number;
-  /** Greedy policy of the current step, states 0..S. */
+  /** Greedy policy of the current step, flat over (S+1)·M states (solveScenario reports one phase's S+1). */
   readonly policy: Int32Array;
   readonly maxQueue: number;
 }
@@ -22,7 +23,7 @@ export interface SolveOptions {
   readonly tolerance: number;
   /** 0 = the solver's own default. */
   readonly maxIterations: number;
-  /** Relative values h̃ (length S+1) and/or a policy to start from. */
+  /** Relative values h̃ and/or a policy (flat, (S+1)·M) to start from. */
   readonly warmStart?: { readonly values?: Float64Array; readonly policy?: Int32Array };
   readonly signal?: AbortSignal;
   readonly onProgress?: (p: SolverProgress) => void;
@@ -31,7 +32,7 @@ export interface SolveOptions {
 }
 
 export interface SolverOutput {
-  /** Actions for states 0..S. */
+  /** Actions for the flat states (s, j), s = 0..S. */
   readonly policy: Int32Array;
   /** Relative values h̃ of the transformed MDP at the end (h̃(0) = 0). */
   readonly values: Float64Array;
@@ -50,8 +51,22 @@ export interface SolverOutput {
   readonly polishSteps?: number;
 }
 
-/** Every solver, CPU or GPU, sits behind this: configuration in the object, the model in the call. */
+/**
+ * Every solver, CPU or GPU, sits behind this: configuration in the object, the model in the
+ * call (`solve(solver, problem)`). The model supplies everything a solver reads (its compiled
+ * operators: Bellman step, exact evaluation, greedy rule; see src/policy), so one solver serves
+ * every number of arrival phases.
+ */
 export interface Solver {
   readonly backend: string;
   solve(model: CompiledModel, options: SolveOptions): Promise<SolverOutput>;
+}
+
+/**
+ * Where GPU solvers come from (src/solve/gpu/provider.ts by default, loaded on demand): a GPU
+ * solver for the model when an adapter is usable and, for AUTO, pays off; undefined to use
+ * the CPU.
+ */
+export interface GpuProvider {
+  pick(backend: Backend, method: Method, model: CompiledModel): Promise<Solver | undefined>;
 }

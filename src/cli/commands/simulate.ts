@@ -11,7 +11,6 @@ import { simulate } from '../../sim/simulate.js';
 import { parseTrace } from '../../sim/trace.js';
 import { solveScenario } from '../../solve/solveScenario.js';
 import { readJsonFile } from '../io.js';
-import type { MmppPolicy } from '../../policy/mmpp/policy.js';
 import { mmppPolicyFromResult } from '../../solve/mmppPolicies.js';
 
 export const POLICY_HELP =
@@ -25,7 +24,7 @@ export async function optimalPolicy(scenario: ValidatedScenario, signal?: AbortS
 }
 
 /** The solved policy for `--policy optimal`: per phase for bursty scenarios (spec §7). */
-async function optimalSimPolicy(scenario: ValidatedScenario): Promise<Policy | MmppPolicy> {
+async function optimalSimPolicy(scenario: ValidatedScenario): Promise<Policy> {
   const r = await solveScenario(scenario);
   return mmppPolicyFromResult(r, scenario.params.maxBatchSize) ?? { actions: Int32Array.from(r.policy.actions), tailBatch: scenario.params.maxBatchSize };
 }

@@ -1,9 +1,9 @@
-import type { GpuBatchItem } from '../../solve/gpu/batch.js';
+import type { GpuBatchItem } from '../../solve/gpuBatch.js';
 import type { BatchContext, BatchExecutor, BatchOutcome, BatchTask } from './executor.js';
 
 /**
  * Scenarios that ask for backend GPU, solved together by the WebGPU engineer's batched
- * solve (src/solve/gpu/batch.ts: one GPU batch per round, each result certified in f64).
+ * solve (src/solve/gpuBatch.ts: one GPU batch per round, each result certified in f64).
  * It runs in the main thread, which owns the device; the module is loaded on first use, so
  * a server that never sees backend GPU never loads the native binding. Backend AUTO stays
  * on the worker pool, where each solve applies the AUTO rule itself.
@@ -18,7 +18,7 @@ export class GpuBatchExecutor implements BatchExecutor {
   async *run(tasks: readonly BatchTask[], ctx: BatchContext): AsyncGenerator<BatchOutcome, void, undefined> {
     const warmed = new Set<number>();
     try {
-      const { solveScenariosOnGpu } = await import('../../solve/gpu/batch.js');
+      const { solveScenariosOnGpu } = await import('../../solve/gpuBatch.js');
       const items: AsyncIterable<GpuBatchItem> = solveScenariosOnGpu(
         tasks.map((t) => t.input),
         {

@@ -4,7 +4,6 @@ import type { SimulateRequestMessage, SimulateResponse } from '../messages.js';
 import type { UnaryHandler } from '../rpc/context.js';
 import { inField } from '../rpc/errorTable.js';
 import { parseScenario, type ServiceDeps } from './deps.js';
-import type { MmppPolicy } from '../../policy/mmpp/policy.js';
 import { mmppPolicyFromResult } from '../../solve/mmppPolicies.js';
 
 /**
@@ -19,7 +18,7 @@ export function createSimulateHandler(deps: ServiceDeps): UnaryHandler<SimulateR
     const B = call.scenario.params.maxBatchSize;
     ctx.facts.maxBatchSize = B;
     ctx.facts.policyKind = call.spec.kind;
-    let optimal: Policy | MmppPolicy | undefined;
+    let optimal: Policy | undefined;
     if (call.spec.kind === 'optimal') {
       const solved = await deps.coordinator.solve(call.scenario, { signal: ctx.signal, bounded: true });
       optimal = mmppPolicyFromResult(solved.result, B) ?? { actions: Int32Array.from(solved.result.policy.actions), tailBatch: B };

@@ -8,7 +8,6 @@ import { evaluateScenarioPolicy } from '../../solve/evaluateScenario.js';
 import type { EvaluationResult, SolveResult } from '../../solve/result.js';
 import { solveScenarioDetailed, type WarmStart } from '../../solve/solveScenario.js';
 import type { SolverProgress } from '../../solve/types.js';
-import type { MmppPolicy } from '../../policy/mmpp/policy.js';
 import { runFleetPlanCall, runFleetSimulateCall, type FleetPlanAnswer, type FleetPlanCall, type FleetSimulateCall } from '../../fleet/request.js';
 import type { FleetRun } from '../../fleet/run.js';
 
@@ -50,7 +49,7 @@ export interface EvaluateJob {
 export interface SimulateJob {
   readonly call: SimulateCall;
   /** The solved policy when the call asks for `optimal` (one table per phase for MMPP arrivals). */
-  readonly optimal?: Policy | MmppPolicy;
+  readonly optimal?: Policy;
 }
 
 export interface JobIo<P> {

@@ -19,11 +19,11 @@ const FEW_CHANGES = 3;
 const RISE_MARGIN = 1e-9;
 
 /**
- * Policy iteration with exact evaluation of each policy on the banded chain
- * (O(S·B·pmf) per step), then the Odoni bounds of one Bellman step on its exact
- * relative values: the same certificate as RVI, usually in a handful of steps.
- * When rounding keeps the bounds from closing to the tolerance, it finishes with RVI
- * from the last values.
+ * Policy iteration with exact evaluation of each policy on the banded chain of the
+ * (queue, phase) model (O(S·B·pmf·M²) per step), then the Odoni bounds of one Bellman step
+ * on its exact relative values: the same certificate as RVI, usually in a handful of steps.
+ * When rounding keeps the bounds from closing to the tolerance, it finishes with RVI from
+ * the last values.
  */
 export async function policyIteration(model: CompiledModel, opts: SolveOptions): Promise<SolverOutput> {
   const out = await iterate(model, opts);
@@ -57,23 +57,22 @@ export function lumpOverflowAtS(model: CompiledModel): CompiledModel {
 }
 
 async function iterate(model: CompiledModel, opts: SolveOptions): Promise<SolverOutput | typeof ILL_CONDITIONED> {
-  const n = model.S + 1;
-  const B = model.B;
+  const { S, B, M } = model;
+  const n = (S + 1) * M;
   let policy = new Int32Array(n);
-  let fromValues = false;
-  if (opts.warmStart?.policy) {
-    policy.set(opts.warmStart.policy.subarray(0, n));
-  } else if (opts.warmStart?.values) {
-    fromValues = true;
-  } else {
-    for (let s = 1; s < n; s++) policy[s] = Math.min(s, B);
+  const warm = opts.warmStart;
+  const warmPolicy = warm?.policy && warm.policy.length >= n ? warm.policy : undefined;
+  const warmValues = warm?.values && warm.values.length >= n ? warm.values : undefined;
+  if (warmPolicy) {
+    policy.set(warmPolicy.subarray(0, n));
+  } else if (!warmValues) {
+    for (let x = M; x < n; x++) policy[x] = Math.min(Math.floor(x / M), B);
   }
-  policy[model.S] = Math.max(policy[model.S], Math.min(model.S, B)); // waiting at S is not allowed
   const gap = new Float64Array(n);
   let next = new Int32Array(n);
-  if (fromValues) {
-    bellmanStep(model, opts.warmStart!.values!, gap, policy);
-  }
+  if (!warmPolicy && warmValues) bellmanStep(model, warmValues.subarray(0, n), gap, policy);
+  // Waiting at S is not allowed (docs/model.md §4).
+  for (let x = S * M; x < n; x++) policy[x] = Math.max(policy[x], Math.min(S, B));
   const maxIterations = opts.maxIterations > 0 ? opts.maxIterations : DEFAULT_PI_MAX_ITERATIONS;
   const yielder = new Yielder(opts.signal);
   let values: Float64Array = new Float64Array(n);
@@ -123,7 +122,7 @@ async function iterate(model: CompiledModel, opts: SolveOptions): Promise<Solver
     // coefficients near S can make two actions each look better under the other's values):
     // handled like a stable policy, by value iteration from the exact values.
     const stable = sameActions(policy, next) || (hasPrevious && sameActions(previous, next));
-    opts.onProgress?.({ iteration, lower, upper, policy: next.slice(), maxQueue: model.S });
+    opts.onProgress?.({ iteration, lower, upper, policy: next.slice(), maxQueue: S });
     if (converged) {
       return policyIterationResult(next, values, lower, upper, iteration, 'converged');
     }
@@ -145,7 +144,7 @@ async function iterate(model: CompiledModel, opts: SolveOptions): Promise<Solver
   return policyIterationResult(policy, values, lower, upper, iteration, 'max-iterations');
 }
 
-/** A CPU policy-iteration output (Poisson or MMPP). */
+/** A CPU policy-iteration output. */
 export function policyIterationResult(
   policy: Int32Array,
   values: Float64Array,
@@ -161,7 +160,7 @@ export function policyIterationResult(
  * The end of policy iteration at a stable policy whose bounds rounding holds open: a few RVI
  * sweeps from the exact values often close them; if they do not, the gap is at f64's floor
  * for this model and the tighter of the (still valid) intervals is returned, 'precision-limit'.
- * `sweep` runs the RVI of the model at hand (Poisson or MMPP) from given values.
+ * `sweep` runs RVI from given values.
  */
 export async function finishStablePolicy(
   sweep: (maxIterations: number, values: Float64Array) => Promise<SolverOutput>,

@@ -6,15 +6,16 @@ import { Yielder } from '../yield.js';
 export const DEFAULT_RVI_MAX_ITERATIONS = 1_000_000;
 
 /**
- * Textbook relative value iteration on the transformed MDP (spec §3), in f64:
+ * Textbook relative value iteration on the transformed MDP (docs/model.md §3), in f64, over
+ * the flat (queue, phase) states with reference state (0, 0):
  *   V_{n+1} = T h_n,  h_{n+1} = V_{n+1} − V_{n+1}(0),  m_n ≤ g* ≤ M_n (Odoni).
  * It is the reference every faster method is checked and benchmarked against.
  */
 export async function relativeValueIteration(model: CompiledModel, opts: SolveOptions): Promise<SolverOutput> {
-  const n = model.S + 1;
+  const n = (model.S + 1) * model.M;
   const h = new Float64Array(n);
   const warm = opts.warmStart?.values;
-  if (warm) h.set(warm.subarray(0, n));
+  if (warm && warm.length >= n) h.set(warm.subarray(0, n));
   const base = h[0];
   for (let s = 0; s < n; s++) h[s] -= base;
   const gap = new Float64Array(n);

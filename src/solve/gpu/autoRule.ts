@@ -1,3 +1,4 @@
+import type { CompiledModel } from '../../model/compile.js';
 import type { GpuFlags } from './flags.js';
 
 /** 'hardware': a real GPU through the core feature level; 'software': Mesa llvmpipe and the like. */
@@ -9,6 +10,15 @@ export interface ModelSize {
   readonly batch: number;
   /** Band width of the transition matrix (B + largest upward jump): bounds the pmf terms per action. */
   readonly pmfWidth: number;
+}
+
+/**
+ * Size of one model in the rule's terms: (S+1)·M states, each trying up to B serve actions
+ * whose sums run over (upReach + B)·M flat entries. No WebGPU import here, so
+ * src/solve/backends.ts can apply the rule before loading the binding.
+ */
+export function modelSize(m: Pick<CompiledModel, 'S' | 'M' | 'B' | 'upReach'>): ModelSize {
+  return { states: (m.S + 1) * m.M, batch: m.B, pmfWidth: (m.upReach + m.B) * m.M };
 }
 
 /**

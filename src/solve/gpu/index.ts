@@ -2,7 +2,6 @@
  * The WebGPU solver's public entry points (docs/gpu.md). Importing this module loads the
  * native WebGPU binding; src/solve/backends.ts loads it lazily for backend GPU / AUTO.
  */
-export { solveScenariosOnGpu, type GpuBatchItem, type GpuBatchOptions } from './batch.js';
 export { acquireGpu, releaseGpu, GpuUnavailableError, type GpuContext } from './device.js';
 export { releaseGpuIfOpen } from './lifecycle.js';
 export { gpuPaysOff, gpuMightPayOff, sweepWork, type AdapterKind, type ModelSize } from './autoRule.js';

@@ -1,4 +1,5 @@
-import type { CompiledMmppModel } from '../../model/mmpp/compile.js';
+import type { CompiledModel } from '../../model/compile.js';
+import type { WarmValues } from './pack.js';
 import { MMPP_ACTION_INFO } from './mmppKernels.js';
 import { FALLBACK_ROW_EXCESS, ROW_EXCESS } from './pack.js';
 import { StructArray } from './structs.js';
@@ -23,38 +24,28 @@ export interface PackedMmpp {
   readonly totalStates: number;
 }
 
-export interface MmppWarm {
-  readonly values?: Float64Array;
-  readonly policy?: Int32Array;
-}
-
 /**
  * Excess absolute row mass, rate × (Σ|coefficients| − 1), of serving b in (s, j): 0 below the
  * tail. As for the Poisson model (pack.ts), rows that pass S carry the §4 quadratic
  * extrapolation, whose coefficients have both signs and grow with the overflow, and rows far
  * from stochastic make value iteration diverge.
  */
-export function mmppRowExcess(m: CompiledMmppModel, s: number, j: number, b: number): number {
+export function mmppRowExcess(m: CompiledModel, s: number, j: number, b: number): number {
   if (s < m.tailFirstState[b]) return 0;
   const M = m.M;
   const r = ((m.tailStart[b] + s - m.tailFirstState[b]) * M + j) * M * 3;
   let negative = 0;
   for (let e = 0; e < 3 * M; e++) negative += Math.max(0, -m.tailCoef[r + e]);
   // The row's mass is 1, so Σ|c| − 1 = 2 × the negative part.
-  return (m.tau / m.sojourn[b]) * 2 * negative;
+  return (m.tau / m.sojourn[b * M]) * 2 * negative;
 }
 
 /** First s where serving b is past maxExcess in some phase (S + 1 when none). */
-export function mmppUnstableFirst(m: CompiledMmppModel, b: number, maxExcess = ROW_EXCESS): number {
+export function mmppUnstableFirst(m: CompiledModel, b: number, maxExcess = ROW_EXCESS): number {
   for (let s = m.tailFirstState[b]; s <= m.S; s++) {
     for (let j = 0; j < m.M; j++) if (mmppRowExcess(m, s, j, b) > maxExcess) return s;
   }
   return m.S + 1;
-}
-
-/** Whether the f32 stage may serve b in level s (the rule mmpp_bellman_sweep.wgsl applies). */
-export function mmppStageUsable(unstable: Int32Array, allUnstableFrom: number, B: number, s: number, b: number): boolean {
-  return s < unstable[b] || (s >= allUnstableFrom && b === B);
 }
 
 /**
@@ -62,7 +53,7 @@ export function mmppStageUsable(unstable: Int32Array, allUnstableFrom: number, B
  * nothing else serves (s ≥ allUnstableFrom) whose excess passes FALLBACK_ROW_EXCESS: their
  * overflow to phase j' goes to h(S, j') (coefficients (mass, 0, 0)), stable and harmless there.
  */
-export function mmppStageTailCoef(m: CompiledMmppModel, allUnstableFrom: number): Float64Array {
+export function mmppStageTailCoef(m: CompiledModel, allUnstableFrom: number): Float64Array {
   const out = Float64Array.from(m.tailCoef);
   const { B, M } = m;
   for (let s = Math.max(allUnstableFrom, m.tailFirstState[B]); s <= m.S; s++) {
@@ -81,11 +72,11 @@ export function mmppStageTailCoef(m: CompiledMmppModel, allUnstableFrom: number)
 }
 
 /** Bytes of the largest buffer the model needs (checked against the binding limit). */
-export function mmppLargestBinding(m: CompiledMmppModel): number {
+export function mmppLargestBinding(m: CompiledModel): number {
   return 4 * Math.max(m.pmf.length + m.tailCoef.length + m.kappa.length + m.M + m.M * m.M, (m.S + 1) * m.M);
 }
 
-export function packMmpp(m: CompiledMmppModel, warm?: MmppWarm, maxExcess = ROW_EXCESS): PackedMmpp {
+export function packMmpp(m: CompiledModel, warm?: WarmValues, maxExcess = ROW_EXCESS): PackedMmpp {
   const { S, B, M } = m;
   const n = (S + 1) * M;
   const unstable = Int32Array.from({ length: B + 1 }, (_, b) => (b === 0 ? 0 : mmppUnstableFirst(m, b, maxExcess)));
@@ -100,11 +91,11 @@ export function packMmpp(m: CompiledMmppModel, warm?: MmppWarm, maxExcess = ROW_
   coef.set(mmppStageTailCoef(m, allUnstableFrom), tailBase);
   coef.set(m.kappa, kappaBase);
   coef.set(m.rates, ratesBase);
-  coef.set(m.generator, generatorBase);
+  coef.set(m.process.generator, generatorBase);
   const actions = new StructArray(MMPP_ACTION_INFO, B);
   for (let b = 1; b <= B; b++) {
     const a = b - 1;
-    actions.set(a, 'rate', m.tau / m.sojourn[b]);
+    actions.set(a, 'rate', m.tau / m.sojourn[b * M]);
     actions.set(a, 'pmf_offset', m.pmfOffset[b]);
     actions.set(a, 'pmf_start', m.pmfStart[b]);
     actions.set(a, 'pmf_length', m.pmfLength[b]);

@@ -1,23 +1,14 @@
-import type { CompiledMmppModel } from '../../model/mmpp/compile.js';
 import { throwIfAborted } from '../../model/errors.js';
 import type { GpuContext } from './device.js';
 import type { GpuFlags } from './flags.js';
 import { boundsReduceKernel, normalizeKernel } from './kernels.js';
 import { mmppBellmanSweepKernel } from './mmppKernels.js';
-import { mmppLargestBinding, packMmpp, type MmppWarm } from './mmppPack.js';
+import { mmppLargestBinding, packMmpp } from './mmppPack.js';
 import { GpuError } from './runner.js';
-import { schedule, StageResources, type GpuRunHooks, type GpuRviResult } from './rvi.js';
+import { schedule, StageResources, type GpuRunHooks, type GpuRviJob, type GpuRviResult } from './rvi.js';
 import { StopTracker } from './stopRule.js';
 import { SCENARIO_INFO, StructArray } from './structs.js';
 
-/** The f32 stage of one MMPP solve. */
-export interface MmppGpuRviJob {
-  readonly model: CompiledMmppModel;
-  /** Relative values h̃ and/or a policy (length (S+1)·M, s-major) to start from. */
-  readonly warm?: MmppWarm;
-  /** The solve's requested relative gap; the f32 stage stops at max(this, the f32 floor). */
-  readonly tolerance: number;
-}
 
 export interface MmppRviOptions {
   readonly flags: GpuFlags;
@@ -34,7 +25,7 @@ export interface MmppRviOptions {
  * Poisson kernels, run on the flat state vector as one scenario of (S+1)·M states (reference
  * state x = 0). Values and policy stay on the device until the stage ends.
  */
-export async function mmppGpuRvi(ctx: GpuContext, job: MmppGpuRviJob, opts: MmppRviOptions): Promise<GpuRviResult> {
+export async function mmppGpuRvi(ctx: GpuContext, job: GpuRviJob, opts: MmppRviOptions): Promise<GpuRviResult> {
   const { runner, device } = ctx;
   const { flags } = opts;
   const { model } = job;
@@ -84,7 +75,7 @@ export async function mmppGpuRvi(ctx: GpuContext, job: MmppGpuRviJob, opts: Mmpp
       generator_base: packed.generatorBase,
       tau: model.tau,
       cost_slope: model.costSlope,
-      wait_cost: model.waitKappa,
+      wait_cost: model.kappa[0],
     };
     const sweep = await res.bind(mmppBellmanSweepKernel(wg), buffers, { ...common, greedy: 1 }, { threads: n });
     const evaluate = await res.bind(mmppBellmanSweepKernel(wg), buffers, { ...common, greedy: 0 }, { threads: n });

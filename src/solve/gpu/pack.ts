@@ -121,7 +121,7 @@ export function packBatch(models: readonly CompiledModel[], warm: readonly (Warm
     scenarios.set(i, 'action_offset', ac);
     scenarios.set(i, 'live', 1);
     scenarios.set(i, 'cost_slope', m.costSlope);
-    scenarios.set(i, 'wait_rate', m.tau * m.lambda);
+    scenarios.set(i, 'wait_rate', m.waitRate[0]);
     scenarios.set(i, 'wait_cost', m.kappa[0]);
     const pmfBase = co;
     coef.set(m.pmf, co);

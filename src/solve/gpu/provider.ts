@@ -1,7 +1,6 @@
-import type { GpuProvider } from '../backends.js';
-import type { Solver } from '../types.js';
+import type { GpuProvider, Solver } from '../types.js';
 import type { Backend } from '../../model/scenario.js';
-import { gpuMightPayOff, gpuPaysOff, sweepWork, type ModelSize } from './autoRule.js';
+import { gpuMightPayOff, gpuPaysOff, modelSize, sweepWork, type ModelSize } from './autoRule.js';
 import { acquireGpu, GpuUnavailableError } from './device.js';
 import { readFlags, type GpuFlags } from './flags.js';
 import { gpuLogger } from './log.js';
@@ -18,20 +17,20 @@ export interface GpuProviderOptions {
 /**
  * The provider behind backend GPU and AUTO (src/solve/backends.ts): GPU gives the WebGPU
  * solver whenever a device can be had; AUTO gives it only where the AUTO rule says it pays
- * off, and decides small models without opening a device at all. `polish` is the f64 CPU
- * policy iteration (passed in: src/solve/gpu does not import src/solve/cpu).
+ * off for the model's sweep work, and decides small models without opening a device at all.
+ * `polish` is the f64 CPU policy iteration (passed in: src/solve/gpu does not import
+ * src/solve/cpu).
  */
 export function createGpuProvider(polish: Solver, opts: GpuProviderOptions = {}): GpuProvider {
   const flags = opts.flags ?? readFlags();
   const solver = gpuSolver(directStage(flags, opts.hooks), polish);
   return {
-    pick: (backend, _method, size) => pickGpuSolver(flags, backend, () => size, solver),
+    pick: (backend, _method, model) => pickGpuSolver(flags, backend, () => modelSize(model), solver),
   };
 }
 
 /**
- * The GPU / AUTO decision shared by the Poisson provider and the MMPP picker (mmppSolver.ts):
- * `solver` for backend GPU whenever a device can be had, for AUTO only where the AUTO rule says
+ * The GPU / AUTO decision: `solver` for backend GPU whenever a device can be had, for AUTO only where the AUTO rule says
  * the GPU pays off for the model's sweep work (`size`, only computed past the off / CPU check);
  * undefined to use the CPU. Small models are decided for AUTO without opening a device.
  */

@@ -1,17 +1,17 @@
-import { AbortError } from '../../model/errors.js';
-import type { ValidatedScenario } from '../../model/scenario.js';
-import { validateScenario } from '../../model/validate.js';
-import { BackendUnavailableError, cpuSolver } from '../backends.js';
-import type { SolveResult } from '../result.js';
-import { solveScenarioDetailed, type WarmStart } from '../solveScenario.js';
-import type { Solver } from '../types.js';
-import { gpuPaysOff, sweepWork } from './autoRule.js';
-import { BatchCollector, type BatchRunner } from './collector.js';
-import { acquireGpu, type GpuContext } from './device.js';
-import { readFlags, type GpuFlags } from './flags.js';
-import { gpuLogger } from './log.js';
-import { batchedRvi, type GpuRunHooks } from './rvi.js';
-import { gpuSolver } from './solver.js';
+import { AbortError } from '../model/errors.js';
+import type { ValidatedScenario } from '../model/scenario.js';
+import { validateScenario } from '../model/validate.js';
+import { BackendUnavailableError, cpuSolver } from './backends.js';
+import { gpuPaysOff, modelSize, sweepWork } from './gpu/autoRule.js';
+import { BatchCollector, type BatchRunner } from './gpu/collector.js';
+import { acquireGpu, type GpuContext } from './gpu/device.js';
+import { readFlags, type GpuFlags } from './gpu/flags.js';
+import { gpuLogger } from './gpu/log.js';
+import { batchedRvi, type GpuRunHooks } from './gpu/rvi.js';
+import { gpuSolver } from './gpu/solver.js';
+import type { SolveResult } from './result.js';
+import { solveScenarioDetailed, type WarmStart } from './solveScenario.js';
+import type { Solver } from './types.js';
 
 export interface GpuBatchOptions {
   /** GPU: every scenario's f32 stage on the GPU; AUTO: only batches the AUTO rule sends there. Default GPU. */
@@ -32,7 +32,7 @@ export type GpuBatchItem =
       readonly index: number;
       readonly result: SolveResult;
       /** Final values and policy, to cache or to warm-start neighbours. */
-      readonly warmStart: { readonly values: Float64Array; readonly policy: Int32Array };
+      readonly warmStart: { readonly values: Float64Array; readonly policy: Int32Array; readonly phases: number };
     }
   | { readonly index: number; readonly error: Error };
 
@@ -42,8 +42,8 @@ export type GpuBatchItem =
  * must grow re-enters the next round. Each result is certified in f64 on the CPU exactly as a
  * single GPU solve is, so a batch gives the same answers as solving one by one. Yields one
  * item per input, in completion order; invalid scenarios yield an error item and the batch
- * goes on. Scenarios that ask for backend CPU are solved on the CPU, and so are MMPP
- * scenarios (spec §7, not on the GPU yet). Throws
+ * goes on. Scenarios that ask for backend CPU are solved on the CPU; scenarios with several
+ * arrival phases take the single-solve path (the batched kernel is the one-phase one). Throws
  * BackendUnavailableError up front when backend GPU is asked for and there is no adapter.
  */
 export async function* solveScenariosOnGpu(scenarios: readonly unknown[], opts: GpuBatchOptions = {}): AsyncGenerator<GpuBatchItem, void, undefined> {
@@ -88,10 +88,10 @@ export async function* solveScenariosOnGpu(scenarios: readonly unknown[], opts: 
     } catch (e) {
       return { item: { index, error: asError(e) }, joined: false };
     }
-    // Markov-modulated arrivals (spec §7) are solved by their own (CPU) path and never reach
-    // this solver: they must not hold up the rounds.
-    const mmpp = (scenario.params as { readonly arrivalProcess?: unknown }).arrivalProcess !== undefined;
-    const joined = scenario.solver.backend !== 'CPU' && !mmpp;
+    // Several arrival phases never reach the batched rounds (their kernel is the (queue, phase)
+    // one): they must not hold up the rounds.
+    const phases = scenario.params.arrivalProcess?.phases ?? 1;
+    const joined = scenario.solver.backend !== 'CPU' && phases === 1;
     if (joined) collector.join();
     try {
       const out = await solveScenarioDetailed(scenario, { signal, solver: joined ? solver : undefined, warmStart: opts.warmStart?.(index, scenario) });
@@ -133,8 +133,7 @@ function batchRunner(ctx: GpuContext | undefined, backend: 'GPU' | 'AUTO', flags
     if (!gpu) return undefined;
     ctx = gpu;
     if (backend === 'AUTO') {
-      const sizes = jobs.map((j) => ({ states: j.model.S + 1, batch: j.model.B, pmfWidth: j.model.upReach + j.model.B }));
-      if (!gpuPaysOff(sweepWork(sizes), gpu.kind, flags)) return undefined;
+      if (!gpuPaysOff(sweepWork(jobs.map((j) => modelSize(j.model))), gpu.kind, flags)) return undefined;
     }
     try {
       const results = await batchedRvi(gpu, jobs, { flags, signal, hooks });
