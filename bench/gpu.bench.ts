@@ -5,10 +5,11 @@
  * adapter this machine has (Mesa llvmpipe where there is no GPU). The crossover, if any,
  * feeds the AUTO rule (src/solve/gpu/autoRule.ts).
  */
-import { buildPmfTable, compileModel, policyIteration, solveScenario, validateScenario, type CompiledModel, type Scenario } from '../src/index.js';
+import { buildArrivalTable, compileModel, policyIteration, solveScenario, validateScenario, type CompiledModel, type Scenario } from '../src/index.js';
 import { bellmanStep } from '../src/policy/greedy.js';
 import { cpuPolicyIteration } from '../src/solve/cpu/pi.js';
-import { acquireGpu, batchedRvi, directStage, gpuSolver, readFlags, releaseGpu, solveScenariosOnGpu, sweepWork, type GpuContext } from '../src/solve/gpu/index.js';
+import { acquireGpu, batchedRvi, directStage, gpuSolver, readFlags, releaseGpu, sweepWork, type GpuContext } from '../src/solve/gpu/index.js';
+import { solveScenariosOnGpu } from '../src/solve/gpuBatch.js';
 import { fmt, median, timeRuns } from './stats.js';
 import type { BenchContext, BenchSection } from './types.js';
 
@@ -27,7 +28,7 @@ function scenario(load: number, B: number, distribution: Scenario['serviceTime']
 
 function model(s: Scenario, S: number): CompiledModel {
   const v = validateScenario(s);
-  return compileModel(v.params, S, buildPmfTable(v.params));
+  return compileModel(v.params, S, buildArrivalTable(v.params));
 }
 
 function work(m: CompiledModel): number {

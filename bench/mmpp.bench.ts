@@ -5,16 +5,7 @@
  * policy evaluation (banded GTH), the whole certified policy iteration — as medians after
  * warm-up. The GPU side of the same model is bench/mmppGpu.bench.ts.
  */
-import {
-  buildMmppPmfTable,
-  compileMmppModel,
-  evaluateMmppPolicy,
-  evaluateOnMmppModel,
-  mmppBand,
-  mmppBellmanStep,
-  mmppPolicyIteration,
-  validateScenario,
-} from '../src/index.js';
+import { bellmanStep, buildArrivalTable, compileModel, evaluateOnModel, evaluatePolicy, modelBand, policyIteration, validateScenario } from '../src/index.js';
 import { mmppBenchScenario, RATES } from './mmppModel.js';
 import { fmt, median, timeRuns } from './stats.js';
 import type { BenchContext, BenchSection } from './types.js';
@@ -23,10 +14,10 @@ import type { BenchContext, BenchSection } from './types.js';
 async function warmUp(): Promise<void> {
   const { params } = validateScenario(mmppBenchScenario(200));
   const proc = params.arrivalProcess!;
-  const table = buildMmppPmfTable(params, proc);
-  const model = compileMmppModel(params, proc, 200, table);
-  const out = await mmppPolicyIteration(model, { tolerance: 1e-9, maxIterations: 0 });
-  evaluateMmppPolicy(params, proc, { phases: proc.phases, actions: out.policy, tailBatch: 128 }, { table });
+  const table = buildArrivalTable(params);
+  const model = compileModel(params, 200, table);
+  const out = await policyIteration(model, { tolerance: 1e-9, maxIterations: 0 });
+  evaluatePolicy(params, { phases: proc.phases, actions: out.policy, tailBatch: 128 }, { table });
 }
 
 export default async function run(ctx: BenchContext): Promise<BenchSection> {
@@ -42,36 +33,36 @@ export default async function run(ctx: BenchContext): Promise<BenchSection> {
   const n = (S + 1) * M;
   ctx.log(`mmpp: ${M} phases, B = 128, S = ${S}: ${n} states`);
 
-  const tableMs = await timeRuns(() => buildMmppPmfTable(params, proc), reps, 0);
-  const table = buildMmppPmfTable(params, proc);
-  const compileMs = await timeRuns(() => compileMmppModel(params, proc, S, table), reps, 0);
-  const model = compileMmppModel(params, proc, S, table);
-  const { lo, hi } = mmppBand(model);
+  const tableMs = await timeRuns(() => buildArrivalTable(params), reps, 0);
+  const table = buildArrivalTable(params);
+  const compileMs = await timeRuns(() => compileModel(params, S, table), reps, 0);
+  const model = compileModel(params, S, table);
+  const { lo, hi } = modelBand(model);
 
   // A serve-everything start and the Bellman step on its exact values: the inner loop of PI.
   const start = new Int32Array(n);
   for (let x = M; x < n; x++) start[x] = Math.min(Math.floor(x / M), 128);
   let ref: number | undefined;
-  ref = evaluateOnMmppModel(model, start).mode;
-  const evalMs = await timeRuns(() => (ref = evaluateOnMmppModel(model, start, ref).mode), reps, 0);
-  const h = evaluateOnMmppModel(model, start, ref).values.map((v) => v / model.tau);
+  ref = evaluateOnModel(model, start).mode;
+  const evalMs = await timeRuns(() => (ref = evaluateOnModel(model, start, ref).mode), reps, 0);
+  const h = evaluateOnModel(model, start, ref).values.map((v: number) => v / model.tau);
   const gap = new Float64Array(n);
   const pol = new Int32Array(n);
-  const bellmanMs = await timeRuns(() => mmppBellmanStep(model, h, gap, pol), reps, 0);
+  const bellmanMs = await timeRuns(() => bellmanStep(model, h, gap, pol), reps, 0);
 
   let iterations = 0;
-  let out: Awaited<ReturnType<typeof mmppPolicyIteration>> | undefined;
+  let out: Awaited<ReturnType<typeof policyIteration>> | undefined;
   const solveMs = await timeRuns(
     async () => {
-      out = await mmppPolicyIteration(model, { tolerance: 1e-9, maxIterations: 0 });
+      out = await policyIteration(model, { tolerance: 1e-9, maxIterations: 0 });
       iterations = out.iterations;
     },
     solveReps,
     0,
   );
   const policy = { phases: M, actions: out!.policy, tailBatch: 128 };
-  let exact: ReturnType<typeof evaluateMmppPolicy> | undefined;
-  const exactMs = await timeRuns(() => (exact = evaluateMmppPolicy(params, proc, policy, { table })), solveReps, 0);
+  let exact: ReturnType<typeof evaluatePolicy> | undefined;
+  const exactMs = await timeRuns(() => (exact = evaluatePolicy(params, policy, { table })), solveReps, 0);
   let entries = 0;
   for (let b = 1; b <= 128; b++) entries += table.length[b] * M * M;
 
@@ -83,7 +74,7 @@ export default async function run(ctx: BenchContext): Promise<BenchSection> {
     name: 'MMPP (bursty arrivals), CPU',
     machineNote: `4-phase MMPP (rates ${RATES.join(', ')} /s, λ̄ = ${fmt(proc.meanRate, 5)} /s), B = 128, deterministic service (V100 fit), S = ${S}; single thread.`,
     rows: [
-      { stage: 'counting matrices + E[∫A] (all 128 b)', 'median ms': fmt(median(tableMs)), detail: `θ = ${fmt(table.theta, 5)} /s, ${table.steps} steps, ${entries} entries` },
+      { stage: 'counting matrices + E[∫A] (all 128 b)', 'median ms': fmt(median(tableMs)), detail: `${entries} entries` },
       { stage: 'compile (costs, tail coefficients)', 'median ms': fmt(median(compileMs)), detail: `upReach ${model.upReach} levels` },
       { stage: 'one exact policy evaluation (banded GTH)', 'median ms': fmt(median(evalMs)), detail: `${n} states, band ${lo} below / ${hi} above` },
       { stage: 'one Bellman step', 'median ms': fmt(median(bellmanMs)), detail: `${n} states × up to 129 actions` },

@@ -2,7 +2,7 @@
  * The MMPP model of bench/mmpp.bench.ts (4 phases, B = 128, S = 2,000: 8,004 states (s, j))
  * on the GPU against the CPU: one f32 Bellman sweep and one f32 evaluation sweep of
  * mmpp_bellman_sweep.wgsl (src/solve/gpu/mmppRvi.ts) against the f64 CPU Bellman step
- * (mmppBellmanStep), on whatever adapter this machine has (Mesa llvmpipe, a software
+ * (bellmanStep), on whatever adapter this machine has (Mesa llvmpipe, a software
  * rasteriser, where there is no GPU). `npm run bench -- --only mmppGpu` runs just this case.
  *
  * GPU times are slopes between submits of different sweep counts (the same model, buffers
@@ -10,7 +10,7 @@
  * solve (f32 stage + f64 polish) at S = 2,000 needs hundreds of sweeps: on llvmpipe that is
  * far beyond a benchmark run, so it is not timed here (docs/mmpp.md gives the estimate).
  */
-import { buildMmppPmfTable, compileMmppModel, mmppBellmanStep, validateScenario } from '../src/index.js';
+import { bellmanStep, compileModel, validateScenario } from '../src/index.js';
 import { acquireGpu, readFlags, releaseGpu } from '../src/solve/gpu/index.js';
 import { mmppGpuRvi } from '../src/solve/gpu/mmppRvi.js';
 import { mmppBenchScenario, RATES } from './mmppModel.js';
@@ -23,7 +23,7 @@ export default async function run(ctx: BenchContext): Promise<BenchSection> {
   const proc = params.arrivalProcess!;
   const M = proc.phases;
   const n = (S + 1) * M;
-  const model = compileMmppModel(params, proc, S, buildMmppPmfTable(params, proc));
+  const model = compileModel(params, S);
   const gpu = await acquireGpu().catch(() => undefined);
   if (!gpu) return { name: 'MMPP on the GPU vs CPU', rows: [], notes: ['No WebGPU adapter on this machine: nothing measured.'] };
   ctx.log(`mmppGpu: ${M} phases, B = 128, S = ${S}: ${n} states on ${gpu.adapterName}`);
@@ -55,7 +55,7 @@ export default async function run(ctx: BenchContext): Promise<BenchSection> {
     const gpuEval = (median(evals) - median(one)) / e;
     const gap = new Float64Array(n);
     const pol = new Int32Array(n);
-    const cpu = await timeRuns(() => mmppBellmanStep(model, h, gap, pol), 3, 1);
+    const cpu = await timeRuns(() => bellmanStep(model, h, gap, pol), 3, 1);
     const cpuBellman = median(cpu);
     const rows = [
       { step: 'one Bellman sweep (up to 129 actions per state)', 'GPU f32 ms': fmt(gpuBellman), 'CPU f64 ms': fmt(cpuBellman), 'GPU/CPU': fmt(gpuBellman / cpuBellman) },
@@ -69,7 +69,7 @@ export default async function run(ctx: BenchContext): Promise<BenchSection> {
         `pmf ${model.pmf.length} + tail ${model.tailCoef.length} coefficients. Adapter: ${gpu.adapterName} (${gpu.kind}, ${gpu.featureLevel} feature level). CPU: one thread.`,
       rows,
       notes: [
-        `GPU: slopes between a 1-sweep run and a ${k}-sweep / ${e} evaluation + 1 Bellman sweep run (after one warm-up run that compiles the pipelines); single runs (minutes on a software adapter). CPU: median of 3 mmppBellmanStep calls after one warm-up.`,
+        `GPU: slopes between a 1-sweep run and a ${k}-sweep / ${e} evaluation + 1 Bellman sweep run (after one warm-up run that compiles the pipelines); single runs (minutes on a software adapter). CPU: median of 3 bellmanStep calls after one warm-up.`,
         'A whole GPU solve at this size (hundreds of f32 sweeps, then the f64 polish) is not timed: see docs/mmpp.md.',
       ],
     };

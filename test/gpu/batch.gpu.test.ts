@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { ScenarioError } from '../../src/model/errors.js';
 import type { Distribution, Scenario } from '../../src/model/scenario.js';
-import { solveScenariosOnGpu, type GpuBatchItem, type GpuBatchOptions } from '../../src/solve/gpu/batch.js';
+import { solveScenariosOnGpu, type GpuBatchItem, type GpuBatchOptions } from '../../src/solve/gpuBatch.js';
 import { releaseGpu } from '../../src/solve/gpu/device.js';
 import { readFlags } from '../../src/solve/gpu/flags.js';
 import type { SolveResult } from '../../src/solve/result.js';

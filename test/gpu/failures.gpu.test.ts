@@ -2,7 +2,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { AbortError } from '../../src/model/errors.js';
 import { registerGpuProvider } from '../../src/solve/backends.js';
 import { cpuPolicyIteration } from '../../src/solve/cpu/pi.js';
-import { solveScenariosOnGpu, type GpuBatchItem } from '../../src/solve/gpu/batch.js';
+import { solveScenariosOnGpu, type GpuBatchItem } from '../../src/solve/gpuBatch.js';
 import { releaseGpu } from '../../src/solve/gpu/device.js';
 import { gpuLogger, setGpuLogger } from '../../src/solve/gpu/log.js';
 import { createGpuProvider } from '../../src/solve/gpu/provider.js';

@@ -30,14 +30,14 @@ const MODELS = [
 function startValues(m: CompiledModel, seed: number): Float64Array {
   const r = rng(seed);
   const h = new Float64Array(m.S + 1);
-  for (let s = 1; s <= m.S; s++) h[s] = h[s - 1] + (m.costSlope / (m.tau * m.lambda)) * s * (0.5 + r());
+  for (let s = 1; s <= m.S; s++) h[s] = h[s - 1] + (m.costSlope / (m.tau * m.rates[0])) * s * (0.5 + r());
   return h;
 }
 
 /** Value of one action at h, in f64 (the CPU twin of serve_value / the wait branch). */
 function actionValue(m: CompiledModel, h: Float64Array, s: number, a: number): number {
   const hold = m.costSlope * s;
-  if (a === 0) return hold + m.kappa[0] + m.tau * m.lambda * (h[s + 1] - h[s]);
+  if (a === 0) return hold + m.kappa[0] + m.tau * m.rates[0] * (h[s + 1] - h[s]);
   const j0 = s - a + m.pmfOffset[a];
   const nIn = Math.min(m.pmfLength[a], m.S - j0 + 1);
   let acc = 0;

@@ -1,15 +1,16 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { compileMmppModel, type CompiledMmppModel } from '../../src/model/mmpp/compile.js';
+import { compileModel, type CompiledModel } from '../../src/model/compile.js';
 import { AbortError } from '../../src/model/errors.js';
 import type { Scenario } from '../../src/model/scenario.js';
 import { validateScenario } from '../../src/model/validate.js';
-import { mmppBellmanStep } from '../../src/policy/mmpp/greedy.js';
+import { bellmanStep } from '../../src/policy/greedy.js';
 import { releaseGpu } from '../../src/solve/gpu/device.js';
 import { DEFAULT_FLAGS, type GpuFlags } from '../../src/solve/gpu/flags.js';
 import { gpuLogger, setGpuLogger } from '../../src/solve/gpu/log.js';
 import { mmppGpuRvi } from '../../src/solve/gpu/mmppRvi.js';
-import { createMmppGpuPicker } from '../../src/solve/gpu/mmppSolver.js';
-import { cpuMmppPolicyIteration, registerMmppGpuPicker } from '../../src/solve/mmppBackends.js';
+import { registerGpuProvider } from '../../src/solve/backends.js';
+import { cpuPolicyIteration } from '../../src/solve/cpu/pi.js';
+import { createGpuProvider } from '../../src/solve/gpu/provider.js';
 import type { SolveResult } from '../../src/solve/result.js';
 import { solveScenario } from '../../src/solve/solveScenario.js';
 import type { SolverProgress } from '../../src/solve/types.js';
@@ -22,7 +23,7 @@ const gpu = await gpuForTests();
 afterAll(releaseGpu);
 const defaultLogger = gpuLogger();
 afterEach(() => {
-  registerMmppGpuPicker(undefined);
+  registerGpuProvider(undefined);
   setGpuLogger(defaultLogger);
 });
 
@@ -68,13 +69,13 @@ function expectSameAsCpuMmpp(onGpu: SolveResult, onCpu: SolveResult): void {
   expect(onGpu.solver.polishSteps).toBeGreaterThanOrEqual(1);
 }
 
-function compiled(raw: Scenario, S: number): CompiledMmppModel {
+function compiled(raw: Scenario, S: number): CompiledModel {
   const { params } = validateScenario(raw);
-  return compileMmppModel(params, params.arrivalProcess!, S);
+  return compileModel(params, S);
 }
 
 describe(`MMPP models on the GPU (f32 MPI + f64 polish)${gpu.skip}`, () => {
-  it.skipIf(!gpu.ctx)('one f32 Bellman sweep equals the f64 mmppBellmanStep (values, bounds, policy)', async () => {
+  it.skipIf(!gpu.ctx)('one f32 Bellman sweep equals the f64 bellmanStep (values, bounds, policy)', async () => {
     for (const [raw, S] of [
       [THREE_PHASE, 40],
       [TWO_PHASE, 70],
@@ -91,7 +92,7 @@ describe(`MMPP models on the GPU (f32 MPI + f64 polish)${gpu.skip}`, () => {
       expect(res.sweeps).toBe(1);
       const gap = new Float64Array(n);
       const policy = new Int32Array(n);
-      mmppBellmanStep(m, h, gap, policy);
+      bellmanStep(m, h, gap, policy);
       let lo = Infinity;
       let hi = -Infinity;
       let scale = 0;
@@ -122,13 +123,13 @@ describe(`MMPP models on the GPU (f32 MPI + f64 polish)${gpu.skip}`, () => {
     // Wait below a phase-dependent limit, else serve min(s, B): not the greedy policy at h.
     const p = new Int32Array(n);
     for (let s = 0; s <= S; s++) for (let j = 0; j < M; j++) p[s * M + j] = s < 2 + j && s < S ? 0 : Math.min(s, m.B);
-    // f64 reference written from the layout of docs/mmpp.md (not mmppBellmanStep).
+    // f64 reference written from the layout of docs/mmpp.md (not bellmanStep).
     const value = (hv: Float64Array, s: number, j: number, a: number): number => {
       const x = s * M + j;
       if (a === 0) {
         let d = m.rates[j] * (hv[x + M] - hv[x]);
-        for (let k = 0; k < M; k++) if (k !== j) d += m.generator[j * M + k] * (hv[s * M + k] - hv[x]);
-        return m.costSlope * s + m.waitKappa + m.tau * d;
+        for (let k = 0; k < M; k++) if (k !== j) d += m.process.generator[j * M + k] * (hv[s * M + k] - hv[x]);
+        return m.costSlope * s + m.kappa[0] + m.tau * d;
       }
       const L = m.pmfLength[a];
       const j0 = s - a + m.pmfOffset[a];
@@ -139,7 +140,7 @@ describe(`MMPP models on the GPU (f32 MPI + f64 polish)${gpu.skip}`, () => {
         const r = ((m.tailStart[a] + s - m.tailFirstState[a]) * M + j) * M * 3;
         for (let k = 0; k < M; k++) e += m.tailCoef[r + 3 * k] * hv[S * M + k] + m.tailCoef[r + 3 * k + 1] * hv[(S - 1) * M + k] + m.tailCoef[r + 3 * k + 2] * hv[(S - 2) * M + k];
       }
-      return m.costSlope * s + m.kappa[a * M + j] + (m.tau / m.sojourn[a]) * (e - hv[x]);
+      return m.costSlope * s + m.kappa[a * M + j] + (m.tau / m.sojourn[a * M + j]) * (e - hv[x]);
     };
     const g1 = new Float64Array(n);
     for (let x = 0; x < n; x++) g1[x] = value(h, Math.floor(x / M), x % M, p[x]);
@@ -170,10 +171,10 @@ describe(`MMPP models on the GPU (f32 MPI + f64 polish)${gpu.skip}`, () => {
   });
 
   it.skipIf(!gpu.ctx)('AUTO: the GPU where the AUTO rule says it pays off (threshold 0 here), the CPU at the default software threshold (∞)', async () => {
-    registerMmppGpuPicker(createMmppGpuPicker(cpuMmppPolicyIteration, { flags: { ...DEFAULT_FLAGS, BATCHWISE_GPU_AUTO_MIN_WORK_SOFTWARE: 0, BATCHWISE_GPU_AUTO_MIN_WORK_HARDWARE: 0 } }));
+    registerGpuProvider(createGpuProvider(cpuPolicyIteration, { flags: { ...DEFAULT_FLAGS, BATCHWISE_GPU_AUTO_MIN_WORK_SOFTWARE: 0, BATCHWISE_GPU_AUTO_MIN_WORK_HARDWARE: 0 } }));
     const auto = await solveScenario(THREE_PHASE, { backend: 'AUTO' });
     expect(auto.solver.backend).toBe('webgpu');
-    registerMmppGpuPicker(createMmppGpuPicker(cpuMmppPolicyIteration, { flags: { ...DEFAULT_FLAGS, BATCHWISE_GPU_AUTO_MIN_WORK_HARDWARE: 0 } }));
+    registerGpuProvider(createGpuProvider(cpuPolicyIteration, { flags: { ...DEFAULT_FLAGS, BATCHWISE_GPU_AUTO_MIN_WORK_HARDWARE: 0 } }));
     const expected = gpu.ctx!.kind === 'software' ? 'cpu' : 'webgpu';
     expect((await solveScenario(THREE_PHASE, { backend: 'AUTO' })).solver.backend).toBe(expected);
   });
@@ -230,8 +231,8 @@ describe(`MMPP models on the GPU (f32 MPI + f64 polish)${gpu.skip}`, () => {
   it.skipIf(!gpu.ctx)('a cancelled solve stops between GPU submits with AbortError', async () => {
     const ac = new AbortController();
     let submits = 0;
-    registerMmppGpuPicker(
-      createMmppGpuPicker(cpuMmppPolicyIteration, {
+    registerGpuProvider(
+      createGpuProvider(cpuPolicyIteration, {
         hooks: {
           afterSubmit: () => {
             submits++;
@@ -247,7 +248,7 @@ describe(`MMPP models on the GPU (f32 MPI + f64 polish)${gpu.skip}`, () => {
   it.skipIf(!gpu.ctx)('a device lost mid-solve: the solve finishes on the CPU with the same answer', async () => {
     const logs = captureLogs();
     const hooks = destroyAfterFirstSubmit();
-    registerMmppGpuPicker(createMmppGpuPicker(cpuMmppPolicyIteration, { hooks }));
+    registerGpuProvider(createGpuProvider(cpuPolicyIteration, { hooks }));
     const r = await solveScenario(THREE_PHASE, { backend: 'GPU' });
     const onCpu = await solveScenario(THREE_PHASE, { backend: 'CPU' });
     expect(hooks.fired).toBeGreaterThanOrEqual(1);
@@ -258,7 +259,7 @@ describe(`MMPP models on the GPU (f32 MPI + f64 polish)${gpu.skip}`, () => {
     expect(warned?.level).toBe(40);
     expect(warned?.err?.message).toMatch(/device lost|destroyed|lost/i);
     // The manager noticed the loss: the next GPU solve runs on a fresh device.
-    registerMmppGpuPicker(undefined);
+    registerGpuProvider(undefined);
     expect((await solveScenario(THREE_PHASE, { backend: 'GPU' })).solver.backend).toBe('webgpu');
   });
 

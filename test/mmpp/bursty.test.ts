@@ -3,8 +3,8 @@ import { windowCounts } from '../../src/fit/counts.js';
 import { mmppCountMoments } from '../../src/fit/moments.js';
 import type { Scenario, ValidatedScenario } from '../../src/model/scenario.js';
 import { validateScenario } from '../../src/model/validate.js';
-import { evaluateMmppPolicy } from '../../src/policy/mmpp/evaluate.js';
-import { broadcastPolicy } from '../../src/policy/mmpp/policy.js';
+import { evaluatePolicy } from '../../src/policy/evaluate.js';
+import { broadcastPolicy } from '../../src/policy/policy.js';
 import { MmppArrivals, MmppTablePolicy } from '../../src/sim/mmpp.js';
 import { compareMmppPolicies } from '../../src/sim/mmppCompare.js';
 import { simulateDetailed, tablePolicy } from '../../src/sim/simulate.js';
@@ -55,8 +55,8 @@ describe('bursty two-phase example: the MMPP-optimal policy', () => {
 
   it('costs less, exactly evaluated under the MMPP, than the policy solved for λ̄ as if Poisson', () => {
     const proc = scenario.params.arrivalProcess!;
-    const mmpp = evaluateMmppPolicy(scenario.params, proc, solved.optimal).averageCost;
-    const poisson = evaluateMmppPolicy(scenario.params, proc, broadcastPolicy(solved.poissonModel, 2)).averageCost;
+    const mmpp = evaluatePolicy(scenario.params, solved.optimal).averageCost;
+    const poisson = evaluatePolicy(scenario.params, broadcastPolicy(solved.poissonModel, 2)).averageCost;
     expect(Math.abs(mmpp - solved.result.averageCost) / mmpp).toBeLessThan(1e-12);
     // The optimum is certified to 1e-9; the gap to the Poisson-model policy is far larger.
     expect(poisson - mmpp).toBeGreaterThan(0.005 * mmpp);
@@ -85,8 +85,8 @@ describe('bursty two-phase example: exact evaluation against the simulator', () 
     const opt = simulateDetailed(scenario.params, new MmppTablePolicy(solved.optimal, 'optimal'), { requests: REQUESTS, seed: 3 });
     const pois = simulateDetailed(scenario.params, tablePolicy(solved.poissonModel, 32, 'poisson'), { requests: REQUESTS, seed: 3 });
     expect(opt.result.arrivals).toBe('mmpp');
-    const exactOpt = evaluateMmppPolicy(scenario.params, proc, solved.optimal);
-    const exactPois = evaluateMmppPolicy(scenario.params, proc, broadcastPolicy(solved.poissonModel, 2));
+    const exactOpt = evaluatePolicy(scenario.params, solved.optimal);
+    const exactPois = evaluatePolicy(scenario.params, broadcastPolicy(solved.poissonModel, 2));
     for (const [sim, exact] of [
       [opt.result, exactOpt],
       [pois.result, exactPois],

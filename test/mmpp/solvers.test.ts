@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { compileMmppModel } from '../../src/model/mmpp/compile.js';
+import { compileModel } from '../../src/model/compile.js';
 import type { Scenario } from '../../src/model/scenario.js';
 import { validateScenario } from '../../src/model/validate.js';
-import { evaluateMmppPolicy } from '../../src/policy/mmpp/evaluate.js';
-import { mmppActionAt, type MmppPolicy } from '../../src/policy/mmpp/policy.js';
-import { mmppPolicyIteration } from '../../src/solve/cpu/mmppPi.js';
-import { mmppRelativeValueIteration } from '../../src/solve/cpu/mmppRvi.js';
+import { evaluatePolicy } from '../../src/policy/evaluate.js';
+import { actionAt, type Policy } from '../../src/policy/policy.js';
+import { policyIteration } from '../../src/solve/cpu/pi.js';
+import { relativeValueIteration } from '../../src/solve/cpu/rvi.js';
 import { solveScenario } from '../../src/solve/solveScenario.js';
 import { deterministicGf, invertGf, vanLoanIntegral, type Mmpp } from './reference.js';
 
@@ -28,10 +28,10 @@ const SCENARIO: Scenario = {
 describe('MMPP solvers: policy iteration and RVI give the same certified optimum', () => {
   it('on a three-phase model at S = 90', async () => {
     const { params } = validateScenario(SCENARIO);
-    const model = compileMmppModel(params, params.arrivalProcess!, 90);
+    const model = compileModel(params, 90);
     const opts = { tolerance: 1e-10, maxIterations: 0 };
-    const pi = await mmppPolicyIteration(model, opts);
-    const rvi = await mmppRelativeValueIteration(model, opts);
+    const pi = await policyIteration(model, opts);
+    const rvi = await relativeValueIteration(model, opts);
     expect(pi.stopReason).toBe('converged');
     expect(rvi.stopReason).toBe('converged');
     expect(pi.iterations).toBeLessThan(20);
@@ -39,7 +39,7 @@ describe('MMPP solvers: policy iteration and RVI give the same certified optimum
     expect(pi.lower).toBeLessThanOrEqual(rvi.upper * (1 + 1e-12));
     expect(rvi.lower).toBeLessThanOrEqual(pi.upper * (1 + 1e-12));
     const B = params.maxBatchSize;
-    const g = (actions: Int32Array): number => evaluateMmppPolicy(params, params.arrivalProcess!, { phases: 3, actions, tailBatch: B }).averageCost;
+    const g = (actions: Int32Array): number => evaluatePolicy(params, { phases: 3, actions, tailBatch: B }).averageCost;
     expect(Math.abs(g(pi.policy) - g(rvi.policy)) / g(pi.policy)).toBeLessThan(1e-9);
   });
 });
@@ -49,7 +49,7 @@ describe('MMPP solvers: policy iteration and RVI give the same certified optimum
  * E[∫A] from the Van Loan block exponential, a dense embedded chain over levels 0..N−1 lumped
  * at the top, and its stationary distribution by Gaussian elimination. Shares no code with src/.
  */
-function denseCost(policy: MmppPolicy, N: number): number {
+function denseCost(policy: Policy, N: number): number {
   const M = 3;
   const p: Mmpp = { rates: RATES, Q };
   const l = (b: number): number => 0.0005 * b + 0.001;
@@ -67,7 +67,7 @@ function denseCost(policy: MmppPolicy, N: number): number {
   for (let s = 0; s < N; s++) {
     for (let j = 0; j < M; j++) {
       const x = s * M + j;
-      const a = mmppActionAt(policy, s, j);
+      const a = actionAt(policy, s, j);
       if (a === 0) {
         const out = RATES[j] - Q[j * M + j];
         if (RATES[j] > 0) P[x][Math.min(s + 1, N - 1) * M + j] += RATES[j] / out;
@@ -121,11 +121,11 @@ describe('exact MMPP evaluation against an independent dense evaluator', () => {
     const levels = phases[0].actions.length;
     const actions = new Int32Array(levels * M);
     for (let s = 0; s < levels; s++) for (let j = 0; j < M; j++) actions[s * M + j] = phases[j].actions[s];
-    const solved: MmppPolicy = { phases: M, actions, tailBatch: 4 };
+    const solved: Policy = { phases: M, actions, tailBatch: 4 };
     expect(Math.abs(denseCost(solved, 160) - r.averageCost) / r.averageCost).toBeLessThan(1e-9);
-    const blind: MmppPolicy = { phases: M, actions: new Int32Array(3 * M), tailBatch: 4 };
+    const blind: Policy = { phases: M, actions: new Int32Array(3 * M), tailBatch: 4 };
     const { params } = validateScenario(SCENARIO);
-    const exact = evaluateMmppPolicy(params, params.arrivalProcess!, blind).averageCost;
+    const exact = evaluatePolicy(params, blind).averageCost;
     expect(Math.abs(denseCost(blind, 160) - exact) / exact).toBeLessThan(1e-9);
     // The per-phase optimum beats this phase-blind policy.
     expect(r.averageCost).toBeLessThan(exact);

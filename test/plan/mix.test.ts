@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildPmfTable } from '../../src/model/compile.js';
+import { buildArrivalTable } from '../../src/model/arrivalTable.js';
 import { validateScenario } from '../../src/model/validate.js';
 import { planScenario } from '../../src/plan/constrained.js';
 import { buildMix, commonRecurrentState, cycleTime, differingStates } from '../../src/plan/mix.js';
@@ -10,7 +10,7 @@ import { specScenario } from '../helpers/scenarios.js';
 import { densePerDecisionMix, denseSwitchingMix, specSystem } from './denseMix.js';
 
 const params = validateScenario(specScenario(1500, 1e-4)).params;
-const pmfs = buildPmfTable(params);
+const pmfs = buildArrivalTable(params);
 const rel = (a: number, b: number): number => Math.abs(a - b) / Math.abs(b);
 const act = (p: Policy) => (s: number) => actionAt(p, s);
 
@@ -35,8 +35,8 @@ describe('the single-state mix of a latency-target plan (λ = 1500, target 5 ms)
 describe('switching between policies that differ in many states (renewal–reward)', () => {
   const cl3 = controlLimitPolicy(3, 32);
   const cl8 = controlLimitPolicy(8, 32);
-  const e3 = { policy: cl3, ev: evaluatePolicy(params, cl3, { pmfs }) };
-  const e8 = { policy: cl8, ev: evaluatePolicy(params, cl8, { pmfs }) };
+  const e3 = { policy: cl3, ev: evaluatePolicy(params, cl3, { table: pmfs }) };
+  const e8 = { policy: cl8, ev: evaluatePolicy(params, cl8, { table: pmfs }) };
 
   it('lands on the segment at the time share θ; the coin probability is q = θ·Y2/(θ·Y2 + (1−θ)·Y1)', () => {
     expect(differingStates(cl3, cl8)).toEqual([3, 4, 5, 6, 7]);
