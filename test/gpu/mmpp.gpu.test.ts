@@ -193,12 +193,17 @@ describe(`MMPP models on the GPU (f32 MPI + f64 polish)${gpu.skip}`, () => {
     expectSameAsCpuMmpp(onGpu, onCpu);
   });
 
-  it.skipIf(!gpu.ctx)('growing S from a low start (gamma service, M = 2): each GPU round warm-started, same S sequence and result as the CPU', async () => {
+  it.skipIf(!gpu.ctx)('growing S from a low start (gamma service, M = 2): each GPU round warm-started, same result as the CPU', async () => {
     const gamma: Scenario = { ...TWO_PHASE, serviceTime: { ...TWO_PHASE.serviceTime, distribution: 'GAMMA', cv: 0.7 } };
     const onGpu = await solveScenario(gamma, { backend: 'GPU', initialMaxQueue: 40 });
     const onCpu = await solveScenario(gamma, { backend: 'CPU', initialMaxQueue: 40 });
-    expect(onCpu.solver.maxQueueTried.length).toBeGreaterThan(1);
-    expect(onGpu.solver.maxQueueTried).toEqual(onCpu.solver.maxQueueTried);
+    // S grows to the solved policy's own tail quantile; at S = 40 the GPU-started and the CPU
+    // policies may differ (both are optimal for a truncation too short), so the next S may too.
+    for (const r of [onGpu, onCpu]) {
+      expect(r.solver.maxQueueTried.length).toBeGreaterThan(1);
+      expect(r.solver.maxQueueTried[0]).toBe(40);
+      expect(r.solver.tailMass).toBeLessThan(1e-9);
+    }
     expectSameAsCpuMmpp(onGpu, onCpu);
   });
 
