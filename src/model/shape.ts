@@ -22,7 +22,7 @@ export type LinearFitShape = ReturnType<typeof linearFit>;
 /** Without arrivalProcess, arrivalRate is required and > 0 (meanRateFor handles it beside a process). */
 export const POISSON_UNLESS_PROCESS: JsonSchema = {
   if: { not: { required: ['arrivalProcess'] } },
-  then: { required: ['arrivalRate'], properties: { arrivalRate: { exclusiveMinimum: POISSON_RATE.above } } },
+  then: { required: ['arrivalRate'], properties: { arrivalRate: { type: 'number', exclusiveMinimum: POISSON_RATE.above } } },
 };
 
 /** arrivalRate beside an optional arrivalProcess: the Poisson bounds, loosened to 0 for "the process's mean rate". */
@@ -52,8 +52,8 @@ const PROTO_ENUM = { caseless: true, emptyIsDefault: true } as const;
 
 /** GAMMA needs cv > 0; the other laws take no cv (0 = unset). */
 const CV_ONLY_WITH_GAMMA: JsonSchema = {
-  if: { properties: { distribution: { pattern: caselessPattern(['GAMMA']) } }, required: ['distribution'] },
-  then: { required: ['cv'], properties: { cv: { exclusiveMinimum: GAMMA_CV.above } } },
+  if: { properties: { distribution: { type: 'string', pattern: caselessPattern(['GAMMA']) } }, required: ['distribution'] },
+  then: { required: ['cv'], properties: { cv: { type: 'number', exclusiveMinimum: GAMMA_CV.above } } },
   else: { properties: { cv: { const: 0 } } },
 };
 
@@ -87,7 +87,7 @@ export const OBJECTIVE = object(
     powerWeight: weight('per watt of mean power'),
   },
   // validateScenario refuses latencyWeight 0 with any powerWeight, so only > 0 passes.
-  { also: { required: ['latencyWeight'], properties: { latencyWeight: { exclusiveMinimum: 0 } } }, name: 'objective', required: true },
+  { also: { required: ['latencyWeight'], properties: { latencyWeight: { type: 'number', exclusiveMinimum: 0 } } }, name: 'objective', required: true },
 );
 
 export const SOLVER = object(
@@ -98,7 +98,7 @@ export const SOLVER = object(
       min: 0,
       max: LIMITS.maxTolerance,
       default: 0,
-      also: { not: { exclusiveMinimum: 0, exclusiveMaximum: LIMITS.minTolerance } },
+      also: { not: { type: 'number', exclusiveMinimum: 0, exclusiveMaximum: LIMITS.minTolerance } },
     }),
     maxIterations: number('iteration cap; 0 = automatic', { min: 0, max: LIMITS.maxIterations, integer: true, default: 0 }),
     backend: enumOf('where to solve', BACKENDS, { ...PROTO_ENUM, default: 'AUTO' }),

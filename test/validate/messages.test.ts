@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { validateFleet } from '../../src/fleet/scenario.js';
+import { validateScenario } from '../../src/model/validate.js';
 import expected from './messages.json' with { type: 'json' };
 import { ARRIVAL_CASES, FLEET_CASES, REQUEST_CASES, SCENARIO_CASES } from './refusals.js';
 
@@ -9,7 +11,14 @@ import { ARRIVAL_CASES, FLEET_CASES, REQUEST_CASES, SCENARIO_CASES } from './ref
  * (MMPP rates, trace timestamps, fleet numbers, arrivalRate beside a process), and METHOD_AUTO is
  * an alias of solver.method only (other enums used to accept it as their default).
  */
-const GROUPS = { scenario: SCENARIO_CASES, arrivals: ARRIVAL_CASES, fleet: FLEET_CASES, request: REQUEST_CASES };
+const on = (validate: (input: unknown) => unknown, cases: Array<[string, unknown]>): Array<[string, () => unknown]> =>
+  cases.map(([name, input]) => [name, () => validate(input)]);
+const GROUPS = {
+  scenario: on(validateScenario, SCENARIO_CASES),
+  arrivals: on(validateScenario, ARRIVAL_CASES),
+  fleet: on(validateFleet, FLEET_CASES),
+  request: REQUEST_CASES,
+};
 
 function outcome(f: () => unknown): string {
   try {

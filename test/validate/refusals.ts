@@ -1,11 +1,10 @@
 /**
  * A corpus of refused inputs for every validator the toolkit serves (scenario, arrival
  * process, fleet, fleet requests, batch expansion). messages.test.ts pins the exact
- * `field: reason` each one gives, so a refactoring of the checks cannot change wording.
+ * `field: reason` each one gives, so a refactoring of the checks cannot change wording;
+ * schema.test.ts checks that the published schemas refuse the same scenario and fleet files.
  */
 import { parseFleetPlanRequest, parseFleetSimulateRequest } from '../../src/fleet/request.js';
-import { validateFleet } from '../../src/fleet/scenario.js';
-import { validateScenario } from '../../src/model/validate.js';
 import { expandBatch } from '../../src/service/batch/expand.js';
 import { twoClassFleet } from '../fleet/helpers.js';
 import { edit } from '../helpers/edit.js';
@@ -14,9 +13,9 @@ import { specScenario } from '../helpers/scenarios.js';
 type Json = Record<string, unknown>;
 
 const spec = (): Json => JSON.parse(JSON.stringify(specScenario(4000, 1e-4))) as Json;
-const scenario = (path: string, value: unknown) => () => validateScenario(edit(spec(), path, value));
-const arrivals = (proc: unknown, rate: unknown = 0) => () => validateScenario({ ...edit(spec(), 'arrivalRate', rate), arrivalProcess: proc });
-const fleet = (path: string, value: unknown) => () => validateFleet(edit(twoClassFleet(2, 1), path, value));
+const scenario = (path: string, value: unknown) => edit(spec(), path, value);
+const arrivals = (proc: unknown, rate: unknown = 0) => ({ ...edit(spec(), 'arrivalRate', rate), arrivalProcess: proc });
+const fleet = (path: string, value: unknown) => edit(twoClassFleet(2, 1), path, value);
 const G2 = [-5, 5, 20, -20];
 const ts = (n: number, at?: [number, unknown]): unknown[] => {
   const t: unknown[] = Array.from({ length: n }, (_, i) => i * 0.001);
@@ -25,9 +24,10 @@ const ts = (n: number, at?: [number, unknown]): unknown[] => {
 };
 const B32 = (v: number, i = 7): number[] => Array.from({ length: 32 }, (_, j) => (j === i ? v : 0.002));
 
-export const SCENARIO_CASES: Array<[string, () => unknown]> = [
-  ['not an object', () => validateScenario([1])],
-  ['a string', () => validateScenario('x')],
+/** Scenario files (validateScenario). */
+export const SCENARIO_CASES: Array<[string, unknown]> = [
+  ['not an object', [1]],
+  ['a string', 'x'],
   ['unknown top-level', scenario('arivalRate', 1)],
   ['arrivalRate missing', scenario('arrivalRate', undefined)],
   ['arrivalRate null', scenario('arrivalRate', null)],
@@ -72,10 +72,10 @@ export const SCENARIO_CASES: Array<[string, () => unknown]> = [
   ['distribution unknown', scenario('serviceTime.distribution', 'NORMAL')],
   ['distribution number', scenario('serviceTime.distribution', 5)],
   ['gamma without cv', scenario('serviceTime.distribution', 'gamma')],
-  ['gamma cv 0', () => validateScenario(edit(edit(spec(), 'serviceTime.distribution', 'GAMMA'), 'serviceTime.cv', 0))],
-  ['gamma cv 5', () => validateScenario(edit(edit(spec(), 'serviceTime.distribution', 'GAMMA'), 'serviceTime.cv', 5))],
+  ['gamma cv 0', edit(edit(spec(), 'serviceTime.distribution', 'GAMMA'), 'serviceTime.cv', 0)],
+  ['gamma cv 5', edit(edit(spec(), 'serviceTime.distribution', 'GAMMA'), 'serviceTime.cv', 5)],
   ['cv without gamma', scenario('serviceTime.cv', 0.5)],
-  ['cv with exponential', () => validateScenario(edit(edit(spec(), 'serviceTime.distribution', 'EXPONENTIAL'), 'serviceTime.cv', 1))],
+  ['cv with exponential', edit(edit(spec(), 'serviceTime.distribution', 'EXPONENTIAL'), 'serviceTime.cv', 1)],
   ['power missing', scenario('power', undefined)],
   ['power number', scenario('power', 5)],
   ['idleWatts negative', scenario('power.idleWatts', -1)],
@@ -113,7 +113,8 @@ export const SCENARIO_CASES: Array<[string, () => unknown]> = [
   ['distribution proto zero name of method', scenario('serviceTime.distribution', 'METHOD_AUTO')],
 ];
 
-export const ARRIVAL_CASES: Array<[string, () => unknown]> = [
+/** Scenario files with an arrivalProcess (validateScenario). */
+export const ARRIVAL_CASES: Array<[string, unknown]> = [
   ['process number', arrivals(5)],
   ['process array', arrivals([])],
   ['process empty', arrivals({})],
@@ -169,11 +170,19 @@ export const ARRIVAL_CASES: Array<[string, () => unknown]> = [
 ];
 
 const two = () => twoClassFleet(2, 1) as unknown as Json;
-const mmppClass = (rate: unknown, rates: unknown = [10, 40]) => () =>
-  validateFleet(edit(two(), 'classes', [{ name: 'vision', arrivalRate: rate, arrivalProcess: { mmpp: { rates, generator: G2 } } }, (two().classes as unknown[])[1]]));
+const mmppClass = (rate: unknown, rates: unknown = [10, 40]) =>
+  edit(two(), 'classes', [{ name: 'vision', arrivalRate: rate, arrivalProcess: { mmpp: { rates, generator: G2 } } }, (two().classes as unknown[])[1]]);
 
-export const FLEET_CASES: Array<[string, () => unknown]> = [
-  ['fleet not object', () => validateFleet(5)],
+/** Fleet files (validateFleet). */
+/** Two groups of 200 accelerators: each count is within bounds, their sum is not. */
+function bigFleet(): Json {
+  const f = edit(two(), 'accelerators.0.count', 200);
+  const [gpu] = f.accelerators as Json[];
+  return { ...f, accelerators: [gpu, { ...gpu, name: 'b' }] };
+}
+
+export const FLEET_CASES: Array<[string, unknown]> = [
+  ['fleet not object', 5],
   ['fleet unknown', fleet('routers', 1)],
   ['classes missing', fleet('classes', undefined)],
   ['classes empty', fleet('classes', [])],
@@ -222,7 +231,7 @@ export const FLEET_CASES: Array<[string, () => unknown]> = [
   ['accelerator gamma without cv', fleet('accelerators.0.serviceTime.language.cv', undefined)],
   ['accelerator power missing', fleet('accelerators.0.power', undefined)],
   ['accelerator idleWatts negative', fleet('accelerators.0.power.idleWatts', -5)],
-  ['accelerators too many in all', () => validateFleet(edit(edit(two(), 'accelerators.0.count', 200), 'accelerators', [...((edit(two(), 'accelerators.0.count', 200).accelerators) as unknown[]), { ...((edit(two(), 'accelerators.0.count', 200).accelerators as Json[])[0]), name: 'b' }]))],
+  ['accelerators too many in all', bigFleet()],
   ['fleet overloaded', fleet('classes.1.arrivalRate', 1000)],
 ];
 
@@ -231,6 +240,7 @@ const sim = (extra: Json) => () => parseFleetSimulateRequest({ fleet: okFleet(),
 const plan = (extra: Json) => () => parseFleetPlanRequest({ fleet: okFleet(), ...extra });
 const weights = { theta: [[0], [0]], tau: 1 };
 
+/** Requests: the fleet RPCs' fields and SolveBatch sources. */
 export const REQUEST_CASES: Array<[string, () => unknown]> = [
   ['simulate not object', () => parseFleetSimulateRequest(5)],
   ['simulate unknown', sim({ speed: 1 })],
