@@ -4,10 +4,10 @@
  * (docs/scenario.schema.json). Cross-field rules the validator checks in code carry their schema
  * counterpart in `also`, next to the field they constrain.
  */
-import { caselessPattern, documentSchema, enumOf, number, object, array, type JsonSchema, type NumberRule } from '../validate/index.js';
+import { array, caselessPattern, documentSchema, enumOf, number, object, type JsonSchema, type NumberRule } from '../validate/index.js';
 import { LIMITS } from './limits.js';
 import { ARRIVAL_PROCESS } from './mmpp/shape.js';
-import type { Backend, Distribution, Method } from './scenario.js';
+import { DEFAULT_TOLERANCE, type Backend, type Distribution, type Method } from './scenario.js';
 
 /** Bounds of one mean service time l(b), seconds, and of one power draw P(b), watts. */
 export const SERVICE_VALUE = { min: LIMITS.minServiceTime, max: LIMITS.maxServiceTime } as const satisfies NumberRule;
@@ -33,7 +33,7 @@ export const ARRIVAL_RATE = number(
 
 function linearFit(name: string, unit: string, value: NumberRule) {
   const part = (doc: string) => number(`${doc}, ${unit}`, { min: 0, max: value.max, required: true });
-  return object(`perItem·b + base for a batch of b`, { perItem: part('per item'), base: part('per batch') }, { name });
+  return object('perItem·b + base for a batch of b', { perItem: part('per item'), base: part('per batch') }, { name });
 }
 
 function table(name: string, doc: string, value: NumberRule) {
@@ -94,7 +94,7 @@ export const SOLVER = object(
   'Solver settings; every field 0 or absent means automatic',
   {
     maxQueue: number('truncation level S; 0 = automatic', { min: 0, max: LIMITS.maxQueue, integer: true, default: 0 }),
-    tolerance: number(`relative gap of the certified interval, in [${LIMITS.minTolerance}, ${LIMITS.maxTolerance}]; 0 = 1e-9`, {
+    tolerance: number(`relative gap of the certified interval, in [${LIMITS.minTolerance}, ${LIMITS.maxTolerance}]; 0 = ${DEFAULT_TOLERANCE}`, {
       min: 0,
       max: LIMITS.maxTolerance,
       default: 0,

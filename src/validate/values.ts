@@ -51,8 +51,11 @@ export function reroot(e: unknown, prefix: string): unknown {
   return e;
 }
 
-/** Runs `f`, re-raising its refusals under `prefix` (see reroot); `keep` says which fields are already absolute. */
-export function underField<T>(prefix: string, f: () => T, keep: (field: string) => boolean = () => false): T {
+/** Already under `prefix`: the prefix itself or `prefix.…`. */
+const under = (prefix: string) => (field: string) => field === prefix || field.startsWith(`${prefix}.`);
+
+/** Runs `f`, re-raising its refusals under `prefix` (see reroot); `keep` says which fields stay as they are. */
+export function underField<T>(prefix: string, f: () => T, keep: (field: string) => boolean = under(prefix)): T {
   try {
     return f();
   } catch (e) {

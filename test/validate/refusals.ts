@@ -5,7 +5,9 @@
  * schema.test.ts checks that the published schemas refuse the same scenario and fleet files.
  */
 import { parseFleetPlanRequest, parseFleetSimulateRequest } from '../../src/fleet/request.js';
+import { parsePlanningRequest } from '../../src/plan/request.js';
 import { expandBatch } from '../../src/service/batch/expand.js';
+import { parseSimulateRequest } from '../../src/sim/request.js';
 import { twoClassFleet } from '../fleet/helpers.js';
 import { edit } from '../helpers/edit.js';
 import { specScenario } from '../helpers/scenarios.js';
@@ -272,6 +274,22 @@ export const REQUEST_CASES: Array<[string, () => unknown]> = [
   ['plan kind unknown', plan({ least: true, kind: 'tpu' })],
   ['plan max huge', plan({ least: true, maxAccelerators: 300 })],
   ['plan no targets', () => parseFleetPlanRequest({ fleet: edit(edit(okFleet(), 'classes.0.latencyTarget', undefined), 'classes.1.latencyTarget', undefined), least: true })],
+  ['simulate scenario not object', () => parseSimulateRequest(5)],
+  ['simulate scenario unknown', () => parseSimulateRequest({ scenario: spec(), speed: 1 })],
+  ['simulate scenario missing', () => parseSimulateRequest({ scenario: null })],
+  ['simulate scenario bad', () => parseSimulateRequest({ scenario: edit(spec(), 'arrivalRate', -1) })],
+  ['simulate scenario not a JSON object', () => parseSimulateRequest({ scenario: 5 })],
+  ['simulate requests negative', () => parseSimulateRequest({ scenario: spec(), requests: -1 })],
+  ['simulate seed string', () => parseSimulateRequest({ scenario: spec(), seed: 'x' })],
+  ['simulate seed as a string, fractional batches', () => parseSimulateRequest({ scenario: spec(), seed: '0', confidenceBatches: 1.5 })],
+  ['simulate timestamp string', () => parseSimulateRequest({ scenario: spec(), arrivalTimestamps: [0, 'x'] })],
+  ['planning not object', () => parsePlanningRequest('plan', [])],
+  ['planning unknown', () => parsePlanningRequest('frontier', { scenario: spec(), latencyTarget: 1 })],
+  ['planning scenario missing', () => parsePlanningRequest('plan', {})],
+  ['planning scenario bad', () => parsePlanningRequest('plan', { scenario: edit(spec(), 'solver.method', 'X') })],
+  ['planning fleet count', () => parsePlanningRequest('fleet', { scenario: spec(), totalRate: 1, latencyTarget: 1, maxAccelerators: -2 })],
+  ['planning fleet seed', () => parsePlanningRequest('fleet', { scenario: spec(), totalRate: 1, latencyTarget: 1, seed: 1.5 })],
+  ['planning export requests', () => parsePlanningRequest('export', { scenario: spec(), target: 'triton', requests: '3e8' })],
   ['batch both', () => expandBatch({ list: { scenarios: [] }, grid: { base: spec() } }, 10)],
   ['batch neither', () => expandBatch({}, 10)],
   ['batch grid base missing', () => expandBatch({ grid: {} }, 10)],
