@@ -8,6 +8,7 @@
 import { LinearRouter, type RouterWeights } from '../learn/linearRouter.js';
 import { LimitError, ScenarioError } from '../model/errors.js';
 import { SIM_LIMITS } from '../sim/limits.js';
+import { checkNumber, countValue, isAbsent, isObj, literal, rejectUnknown, reroot, underField } from '../validate/index.js';
 import { parseRouterName } from './routers.js';
 import { runFleet, type FleetRun } from './run.js';
 import { FLEET_LIMITS, validateFleet, type FleetParams } from './scenario.js';
@@ -40,56 +41,41 @@ export interface FleetPlanAnswer {
 /** Default and largest count `least` tries for the sized group. */
 export const DEFAULT_LEAST_MAX = 64;
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-function known(req: Obj, allowed: readonly string[]): void {
-  for (const k of Object.keys(req)) if (!allowed.includes(k)) throw new ScenarioError(k, `is not a known field (expected one of: ${allowed.join(', ')})`);
-}
-
 /** Validates the `fleet` field; errors re-rooted under `fleet.`. */
 export function parseFleetField(raw: unknown): FleetParams {
-  if (raw === undefined || raw === null) throw new ScenarioError('fleet', 'is required');
-  try {
-    return validateFleet(raw);
-  } catch (e) {
-    if (e instanceof ScenarioError || e instanceof LimitError) {
-      const Ctor = e instanceof LimitError ? LimitError : ScenarioError;
-      throw new Ctor(e.field === 'fleet' ? 'fleet' : `fleet.${e.field}`, e.reason);
-    }
-    throw e;
-  }
+  if (isAbsent(raw)) throw new ScenarioError('fleet', 'is required');
+  return underField('fleet', () => validateFleet(raw), (field) => field === 'fleet');
 }
 
 export function parseFleetSimulateRequest(input: unknown, parseFleet: (raw: unknown) => FleetParams = parseFleetField): FleetSimulateCall {
   if (!isObj(input)) throw new ScenarioError('request', 'must be a JSON object');
-  known(input, ['fleet', 'router', 'requests', 'seed', 'warmupRequests', 'weights']);
+  rejectUnknown(input, '', ['fleet', 'router', 'requests', 'seed', 'warmupRequests', 'weights']);
   const fleet = parseFleet(input.fleet);
-  const router = input.router === undefined || input.router === null || input.router === '' ? 'jsq' : input.router;
-  if (typeof router !== 'string') throw new ScenarioError('router', `must be a string (got ${JSON.stringify(router)})`);
+  const router = isAbsent(input.router) || input.router === '' ? 'jsq' : input.router;
+  if (typeof router !== 'string') throw new ScenarioError('router', `must be a string (got ${literal(router)})`);
   const name = parseRouterName(router);
   let weights: RouterWeights | undefined;
-  if (input.weights !== undefined && input.weights !== null) {
+  if (!isAbsent(input.weights)) {
     if (name !== 'learned') throw new ScenarioError('weights', `are for router learned (router is ${name})`);
     weights = routerWeights(input.weights, fleet);
   }
   if (name === 'learned' && !weights) throw new ScenarioError('weights', 'are required for router learned (batchwise train … --out POLICY.json writes them)');
   if (name === 'segregation' && fleet.batching === 'MIXED') throw new ScenarioError('fleet.batching', 'segregation dedicates accelerators to classes: use PER_CLASS batching');
-  const requests = count(input.requests, 'requests');
+  const requests = countValue(input.requests, 'requests');
   if (requests !== undefined && requests > SIM_LIMITS.maxRequests) throw new LimitError('requests', `must be ≤ ${SIM_LIMITS.maxRequests} per simulation (got ${requests})`);
-  const warmup = count(input.warmupRequests, 'warmupRequests');
+  const warmup = countValue(input.warmupRequests, 'warmupRequests');
   if (warmup !== undefined && warmup > SIM_LIMITS.maxRequests) throw new LimitError('warmupRequests', `must be ≤ ${SIM_LIMITS.maxRequests} (got ${warmup})`);
-  return { fleet, router: name, requests, seed: count(input.seed, 'seed', true), warmup, weights };
+  return { fleet, router: name, requests, seed: countValue(input.seed, 'seed', true), warmup, weights };
 }
 
 export function parseFleetPlanRequest(input: unknown, parseFleet: (raw: unknown) => FleetParams = parseFleetField): FleetPlanCall {
   if (!isObj(input)) throw new ScenarioError('request', 'must be a JSON object');
-  known(input, ['fleet', 'least', 'kind', 'maxAccelerators']);
+  rejectUnknown(input, '', ['fleet', 'least', 'kind', 'maxAccelerators']);
   const fleet = parseFleet(input.fleet);
   if (fleet.batching === 'MIXED') throw new ScenarioError('fleet.batching', 'segregation dedicates accelerators to classes: use PER_CLASS batching');
-  if (input.least !== undefined && input.least !== null && typeof input.least !== 'boolean') throw new ScenarioError('least', `must be a boolean (got ${JSON.stringify(input.least)})`);
-  const kindName = input.kind === undefined || input.kind === null || input.kind === '' ? undefined : input.kind;
-  const max = count(input.maxAccelerators, 'maxAccelerators');
+  if (!isAbsent(input.least) && typeof input.least !== 'boolean') throw new ScenarioError('least', `must be a boolean (got ${literal(input.least)})`);
+  const kindName = isAbsent(input.kind) || input.kind === '' ? undefined : input.kind;
+  const max = countValue(input.maxAccelerators, 'maxAccelerators');
   if (input.least !== true) {
     if (kindName !== undefined) throw new ScenarioError('kind', 'applies only with least = true');
     if (max !== undefined) throw new ScenarioError('maxAccelerators', 'applies only with least = true');
@@ -123,11 +109,8 @@ export async function runFleetPlanCall(call: FleetPlanCall, opts: { signal?: Abo
 
 /** Errors the library names by a fleet field (`accelerators`, `classes`, …) re-rooted under `fleet.`. */
 function underFleet(e: unknown): unknown {
-  if ((e instanceof ScenarioError || e instanceof LimitError) && /^(classes|accelerators|batching|objective)(\.|\[|$)/.test(e.field)) {
-    const Ctor = e instanceof LimitError ? LimitError : ScenarioError;
-    return new Ctor(`fleet.${e.field}`, e.reason);
-  }
-  return e;
+  const named = (e instanceof ScenarioError || e instanceof LimitError) && /^(classes|accelerators|batching|objective)(\.|\[|$)/.test(e.field);
+  return named ? reroot(e, 'fleet') : e;
 }
 
 async function planCall(call: FleetPlanCall, signal?: AbortSignal): Promise<FleetPlanAnswer> {
@@ -148,19 +131,17 @@ function routerWeights(raw: unknown, f: FleetParams): RouterWeights {
   if (!isObj(raw)) throw new ScenarioError('weights', 'must be an object');
   const theta = raw.theta;
   if (!Array.isArray(theta) || theta.length !== f.classes.length) {
-    throw new ScenarioError('weights.theta', `must have one row per class (${f.classes.length}; got ${Array.isArray(theta) ? theta.length : JSON.stringify(theta)})`);
+    throw new ScenarioError('weights.theta', `must have one row per class (${f.classes.length}; got ${Array.isArray(theta) ? theta.length : literal(theta)})`);
   }
   const rows = theta.map((row, c) => {
     if (!Array.isArray(row)) throw new ScenarioError(`weights.theta[${c}]`, 'must be an array of numbers');
-    row.forEach((x, i) => {
-      if (typeof x !== 'number' || !Number.isFinite(x)) throw new ScenarioError(`weights.theta[${c}][${i}]`, `must be a finite number (got ${JSON.stringify(x)})`);
-    });
+    row.forEach((x, i) => checkNumber(x, `weights.theta[${c}][${i}]`, {}, 'json'));
     return row as number[];
   });
   const tau = raw.tau;
-  if (typeof tau !== 'number' || !(tau > 0) || !Number.isFinite(tau)) throw new ScenarioError('weights.tau', `must be a positive number (got ${JSON.stringify(tau)})`);
+  if (typeof tau !== 'number' || !(tau > 0) || !Number.isFinite(tau)) throw new ScenarioError('weights.tau', `must be a positive number (got ${literal(tau)})`);
   const w = {
-    format: (raw.format === undefined || raw.format === null || raw.format === '' ? 'batchwise.linear-router.v1' : raw.format) as RouterWeights['format'],
+    format: (isAbsent(raw.format) || raw.format === '' ? 'batchwise.linear-router.v1' : raw.format) as RouterWeights['format'],
     accelerators: typeof raw.accelerators === 'number' ? raw.accelerators : f.accelerators,
     classes: typeof raw.classes === 'number' ? raw.classes : f.classes.length,
     theta: rows,
@@ -168,12 +149,4 @@ function routerWeights(raw: unknown, f: FleetParams): RouterWeights {
   };
   LinearRouter.fromWeights(f, w, 1); // checks format, sizes and row lengths now, with the field named
   return w;
-}
-
-/** Non-negative integer; proto3 JSON writes 64-bit integers as strings. 0 = default unless `zeroIsValue`. */
-function count(v: unknown, field: string, zeroIsValue = false): number | undefined {
-  if (v === undefined || v === null) return undefined;
-  const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) throw new ScenarioError(field, `must be a non-negative integer (got ${JSON.stringify(v)})`);
-  return n === 0 && !zeroIsValue ? undefined : n;
 }

@@ -5,12 +5,16 @@
  * the exact solver can be run on any pair at any arrival rate (segregation planning).
  */
 import { ScenarioError } from '../model/errors.js';
-import { LIMITS } from '../model/limits.js';
 import type { MmppProcess } from '../model/mmpp/process.js';
 import type { ArrivalProcessSpec } from '../model/mmpp/spec.js';
 import { meanRateFor, validateArrivalProcess } from '../model/mmpp/validate.js';
 import type { ModelParams, PowerSpec, Scenario, ServiceTimeSpec } from '../model/scenario.js';
+import { POISSON_RATE } from '../model/shape.js';
 import { validateScenario } from '../model/validate.js';
+import { checkObject, checkRoot, isAbsent, isObj, optionalNumber, readEnum, readList, readNumber, readString, rejectUnknown, underField } from '../validate/index.js';
+import { ACCELERATOR, FLEET, FLEET_CLASS, FLEET_LIMITS, FLEET_OBJECTIVE } from './shape.js';
+
+export { FLEET_LIMITS };
 
 /** How an accelerator forms batches from several classes. */
 export type BatchingMode = 'PER_CLASS' | 'MIXED';
@@ -83,44 +87,6 @@ export interface FleetParams {
   readonly accelerators: number;
 }
 
-export const FLEET_LIMITS = { maxClasses: 16, maxAccelerators: 256, maxKinds: 16 } as const;
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-function known(o: Obj, path: string, allowed: readonly string[]): void {
-  for (const k of Object.keys(o)) {
-    if (!allowed.includes(k)) throw new ScenarioError(path ? `${path}.${k}` : k, `is not a known field (expected one of: ${allowed.join(', ')})`);
-  }
-}
-
-function num(o: Obj, key: string, path: string, rule: { above?: number; min?: number; max?: number; integer?: boolean }, fallback?: number): number {
-  const v = o[key];
-  if (v === undefined || v === null) {
-    if (fallback !== undefined) return fallback;
-    throw new ScenarioError(path, 'is required');
-  }
-  if (typeof v !== 'number' || !Number.isFinite(v)) throw new ScenarioError(path, `must be a finite number (got ${JSON.stringify(v)})`);
-  if (rule.integer && !Number.isInteger(v)) throw new ScenarioError(path, `must be an integer (got ${v})`);
-  if (rule.above !== undefined && !(v > rule.above)) throw new ScenarioError(path, `must be > ${rule.above} (got ${v})`);
-  if (rule.min !== undefined && v < rule.min) throw new ScenarioError(path, `must be ≥ ${rule.min} (got ${v})`);
-  if (rule.max !== undefined && v > rule.max) throw new ScenarioError(path, `must be ≤ ${rule.max} (got ${v})`);
-  return v;
-}
-
-function str(o: Obj, key: string, path: string): string {
-  const v = o[key];
-  if (typeof v !== 'string' || v.trim() === '') throw new ScenarioError(path, `must be a non-empty string (got ${JSON.stringify(v)})`);
-  return v;
-}
-
-function list(o: Obj, key: string, path: string, max: number): unknown[] {
-  const v = o[key];
-  if (!Array.isArray(v) || v.length === 0) throw new ScenarioError(path, 'must be a non-empty array');
-  if (v.length > max) throw new ScenarioError(path, `has ${v.length} entries, at most ${max} are allowed`);
-  return v;
-}
-
 /** The single-server scenario JSON of class `c` alone on kind `k` at `rate`, with the given weights. */
 export function pairScenario(kind: Pick<AcceleratorKind, 'maxBatchSize' | 'serviceSpecs' | 'powerSpec'>, c: number, rate: number, latencyWeight: number, powerWeight: number): Scenario {
   return {
@@ -136,35 +102,28 @@ export function pairScenario(kind: Pick<AcceleratorKind, 'maxBatchSize' | 'servi
  * Validates a fleet scenario. Every refusal is a ScenarioError naming the JSON path, e.g.
  * `accelerators[1].serviceTime.language.linear.perItem`.
  */
-export function validateFleet(input: unknown): FleetParams {
-  if (!isObj(input)) throw new ScenarioError('fleet', 'must be a JSON object');
-  known(input, '', ['classes', 'accelerators', 'batching', 'objective']);
+export function validateFleet(raw: unknown): FleetParams {
+  const input = checkRoot(raw, 'fleet', FLEET);
 
-  const classes: FleetClass[] = list(input, 'classes', 'classes', FLEET_LIMITS.maxClasses).map((raw, i) => {
+  const classes: FleetClass[] = readList(input, FLEET, 'classes', '').map((item, i) => {
     const path = `classes[${i}]`;
-    if (!isObj(raw)) throw new ScenarioError(path, 'must be an object');
-    known(raw, path, ['name', 'arrivalRate', 'arrivalProcess', 'latencyTarget', 'weight']);
-    const t = raw.latencyTarget;
-    const name = str(raw, 'name', `${path}.name`);
+    const c = checkObject(item, path, FLEET_CLASS);
+    const name = readString(c, FLEET_CLASS, 'name', path);
     let arrivalRate: number;
     let arrivalProcess: MmppProcess | undefined;
-    if (raw.arrivalProcess !== undefined && raw.arrivalProcess !== null) {
-      arrivalProcess = validateArrivalProcess(raw.arrivalProcess, `${path}.arrivalProcess`).process;
-      try {
-        arrivalRate = meanRateFor(raw.arrivalRate, arrivalProcess, Math.min(1e9, LIMITS.maxArrivalRate));
-      } catch (e) {
-        if (e instanceof ScenarioError) throw new ScenarioError(`${path}.${e.field}`, e.reason);
-        throw e;
-      }
+    if (!isAbsent(c.arrivalProcess)) {
+      const proc = validateArrivalProcess(c.arrivalProcess, `${path}.arrivalProcess`).process;
+      arrivalProcess = proc;
+      arrivalRate = underField(path, () => meanRateFor(c.arrivalRate, proc, POISSON_RATE.max));
     } else {
-      arrivalRate = num(raw, 'arrivalRate', `${path}.arrivalRate`, { above: 0, max: 1e9 });
+      arrivalRate = readNumber(c, FLEET_CLASS, 'arrivalRate', path, POISSON_RATE);
     }
     return {
       name,
       arrivalRate,
       ...(arrivalProcess ? { arrivalProcess } : {}),
-      latencyTarget: t === undefined || t === null ? null : num(raw, 'latencyTarget', `${path}.latencyTarget`, { above: 0, max: 1e6 }),
-      weight: num(raw, 'weight', `${path}.weight`, { min: 0, max: 1e12 }, 1),
+      latencyTarget: optionalNumber(c, FLEET_CLASS, 'latencyTarget', path) ?? null,
+      weight: readNumber(c, FLEET_CLASS, 'weight', path),
     };
   });
   const names = classes.map((c) => c.name);
@@ -172,29 +131,26 @@ export function validateFleet(input: unknown): FleetParams {
     if (names.indexOf(n) !== i) throw new ScenarioError(`classes[${i}].name`, `repeats the name ${JSON.stringify(n)}`);
   });
 
-  const objective = input.objective === undefined ? {} : input.objective;
-  if (!isObj(objective)) throw new ScenarioError('objective', 'must be an object');
-  known(objective, 'objective', ['latencyWeight', 'powerWeight']);
-  const latencyWeight = num(objective, 'latencyWeight', 'objective.latencyWeight', { min: 0, max: 1e12 }, 1);
-  const powerWeight = num(objective, 'powerWeight', 'objective.powerWeight', { min: 0, max: 1e12 }, 0);
+  // An explicit null objective is refused (only a missing one takes the defaults).
+  const objective = input.objective === undefined ? {} : checkObject(input.objective, 'objective', FLEET_OBJECTIVE);
+  const latencyWeight = readNumber(objective, FLEET_OBJECTIVE, 'latencyWeight', 'objective');
+  const powerWeight = readNumber(objective, FLEET_OBJECTIVE, 'powerWeight', 'objective');
   if (latencyWeight === 0 && powerWeight === 0) throw new ScenarioError('objective', 'latencyWeight and powerWeight are both 0: at least one must be > 0');
 
-  const batching = input.batching ?? 'PER_CLASS';
-  if (batching !== 'PER_CLASS' && batching !== 'MIXED') throw new ScenarioError('batching', `must be PER_CLASS or MIXED (got ${JSON.stringify(batching)})`);
+  const batching = readEnum(input, FLEET, 'batching', '');
 
   let total = 0;
-  const kinds: AcceleratorKind[] = list(input, 'accelerators', 'accelerators', FLEET_LIMITS.maxKinds).map((raw, k) => {
+  const kinds: AcceleratorKind[] = readList(input, FLEET, 'accelerators', '').map((item, k) => {
     const path = `accelerators[${k}]`;
-    if (!isObj(raw)) throw new ScenarioError(path, 'must be an object');
-    known(raw, path, ['name', 'count', 'maxBatchSize', 'serviceTime', 'power', 'policy']);
-    const name = str(raw, 'name', `${path}.name`);
-    const count = num(raw, 'count', `${path}.count`, { min: 1, max: FLEET_LIMITS.maxAccelerators, integer: true });
+    const raw = checkObject(item, path, ACCELERATOR);
+    const name = readString(raw, ACCELERATOR, 'name', path);
+    const count = readNumber(raw, ACCELERATOR, 'count', path);
     total += count;
-    const maxBatchSize = num(raw, 'maxBatchSize', `${path}.maxBatchSize`, { min: 1, max: 1024, integer: true });
-    const policy = raw.policy === undefined ? 'greedy' : str(raw, 'policy', `${path}.policy`);
+    const maxBatchSize = readNumber(raw, ACCELERATOR, 'maxBatchSize', path);
+    const policy = readString(raw, ACCELERATOR, 'policy', path);
     const st = raw.serviceTime;
     if (!isObj(st)) throw new ScenarioError(`${path}.serviceTime`, 'must be an object keyed by class name');
-    known(st, `${path}.serviceTime`, names);
+    rejectUnknown(st, `${path}.serviceTime`, names);
     const serviceSpecs = names.map((n) => {
       const spec = st[n];
       if (!isObj(spec)) throw new ScenarioError(`${path}.serviceTime.${n}`, 'is required (every class needs a service-time model on every accelerator kind)');

@@ -9,6 +9,7 @@ import { EXPORT_TARGETS, type ExportTarget } from './export/targets.js';
 import { sizeFleet, type FleetResult } from './fleet.js';
 import { computeFrontier, type Frontier } from './frontier.js';
 import type { PowerBound } from './powerBound.js';
+import { countValue, isAbsent, isObj, rejectUnknown, underField } from '../validate/index.js';
 
 /**
  * The planning RPCs (Plan, Frontier, Fleet, Export) as functions of plain JSON, in two
@@ -88,14 +89,12 @@ export function parsePlanningRequest(
   input: unknown,
   parseScenario: (raw: unknown) => ValidatedScenario = validateScenario,
 ): PlanningCall {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new ScenarioError('request', 'must be a JSON object');
-  const req = input as Record<string, unknown>;
-  for (const k of Object.keys(req)) {
-    if (!KNOWN[kind].includes(k)) throw new ScenarioError(k, `is not a known field (expected one of: ${KNOWN[kind].join(', ')})`);
-  }
-  if (req.scenario === undefined || req.scenario === null) throw new ScenarioError('scenario', 'is required');
+  if (!isObj(input)) throw new ScenarioError('request', 'must be a JSON object');
+  const req = input;
+  rejectUnknown(req, '', KNOWN[kind]);
+  if (isAbsent(req.scenario)) throw new ScenarioError('scenario', 'is required');
   const raw = req.scenario;
-  const scenario = underScenario(() => parseScenario(raw));
+  const scenario = underField('scenario', () => parseScenario(raw));
   switch (kind) {
     case 'plan': {
       const latency = positive(req.latencyTarget, 'latencyTarget');
@@ -113,7 +112,7 @@ export function parsePlanningRequest(
       return { kind, scenario, maxLatency: positive(req.maxLatency, 'maxLatency'), resolution };
     }
     case 'fleet': {
-      const maxAccelerators = count(req.maxAccelerators, 'maxAccelerators');
+      const maxAccelerators = countValue(req.maxAccelerators, 'maxAccelerators');
       if (maxAccelerators !== undefined && maxAccelerators > MAX_FLEET) throw new LimitError('maxAccelerators', `must be ≤ ${MAX_FLEET} (got ${maxAccelerators})`);
       return {
         kind,
@@ -123,7 +122,7 @@ export function parsePlanningRequest(
         p99Target: positive(req.p99Target, 'p99Target'),
         maxAccelerators,
         requests: simRequests(req.requests, 'requests'),
-        seed: count(req.seed, 'seed', true),
+        seed: countValue(req.seed, 'seed', true),
       };
     }
     case 'export': {
@@ -141,7 +140,7 @@ export function parsePlanningRequest(
         target: target as ExportTarget,
         requests: simRequests(req.requests, 'requests'),
         tuningRequests: simRequests(req.tuningRequests, 'tuningRequests'),
-        seed: count(req.seed, 'seed', true),
+        seed: countValue(req.seed, 'seed', true),
         modelName,
       };
     }
@@ -203,18 +202,6 @@ export function frontierMessage(f: Frontier, scenario: ValidatedScenario): Front
   };
 }
 
-function underScenario<T>(f: () => T): T {
-  try {
-    return f();
-  } catch (e) {
-    if ((e instanceof ScenarioError || e instanceof LimitError) && !/^scenario(\.|$)/.test(e.field)) {
-      const Ctor = e instanceof LimitError ? LimitError : ScenarioError;
-      throw new Ctor(`scenario.${e.field}`, e.reason);
-    }
-    throw e;
-  }
-}
-
 /** A positive finite number; absent or 0 = not given (proto3 cannot tell 0 from unset). */
 function positive(v: unknown, field: string): number | undefined {
   if (v === undefined || v === null || v === 0) return undefined;
@@ -227,16 +214,8 @@ function required(v: number | undefined, field: string, unit: string): number {
   return v;
 }
 
-/** Non-negative integer; proto3 JSON writes 64-bit integers as strings. 0 = default unless `zeroIsValue`. */
-function count(v: unknown, field: string, zeroIsValue = false): number | undefined {
-  if (v === undefined || v === null) return undefined;
-  const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) throw new ScenarioError(field, `must be a non-negative integer (got ${JSON.stringify(v)})`);
-  return n === 0 && !zeroIsValue ? undefined : n;
-}
-
 function simRequests(v: unknown, field: string): number | undefined {
-  const n = count(v, field);
+  const n = countValue(v, field);
   if (n !== undefined && n > SIM_LIMITS.maxRequests) throw new LimitError(field, `must be ≤ ${SIM_LIMITS.maxRequests} per simulation (got ${n})`);
   return n;
 }

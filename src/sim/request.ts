@@ -6,6 +6,7 @@ import { SIM_LIMITS } from './limits.js';
 import { buildSimPolicy, parseSimPolicySpec, type SimPolicySpec } from './policySpec.js';
 import type { SimulationResult } from './result.js';
 import { simulate } from './simulate.js';
+import { checkNumber, countValue, isAbsent, isObj, rejectUnknown, underField } from '../validate/index.js';
 
 /** The JSON form of a Simulate call (proto3 JSON of `batchwise.v1.SimulateRequest`). */
 export interface SimulateRequest {
@@ -68,19 +69,15 @@ export function parseSimulateRequest(
   input: unknown,
   parseScenario: (raw: unknown) => ValidatedScenario = validateScenario,
 ): SimulateCall {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw new ScenarioError('request', 'must be a JSON object');
-  }
-  const req = input as Record<string, unknown>;
-  for (const k of Object.keys(req)) {
-    if (!KNOWN.includes(k)) throw new ScenarioError(k, `is not a known field (expected one of: ${KNOWN.join(', ')})`);
-  }
-  if (req.scenario === undefined || req.scenario === null) throw new ScenarioError('scenario', 'is required');
+  if (!isObj(input)) throw new ScenarioError('request', 'must be a JSON object');
+  const req = input;
+  rejectUnknown(req, '', KNOWN);
+  if (isAbsent(req.scenario)) throw new ScenarioError('scenario', 'is required');
   const raw = req.scenario;
-  const scenario = underScenario(() => parseScenario(raw));
+  const scenario = underField('scenario', () => parseScenario(raw));
   const policyText = req.policy === undefined || req.policy === null || req.policy === '' ? 'optimal' : req.policy;
   if (typeof policyText !== 'string') throw new ScenarioError('policy', 'must be a string such as "optimal" or "triton:delay=2ms"');
-  const requests = optionalInt(req.requests, 'requests');
+  const requests = countValue(req.requests, 'requests');
   if (requests !== undefined && requests > SIM_LIMITS.maxRequests) {
     throw new LimitError('requests', `must be ≤ ${SIM_LIMITS.maxRequests} per simulation (got ${requests})`);
   }
@@ -88,9 +85,9 @@ export function parseSimulateRequest(
     scenario,
     spec: parseSimPolicySpec(policyText, scenario.params.maxBatchSize),
     requests,
-    seed: optionalInt(req.seed, 'seed', true),
-    warmup: optionalInt(req.warmupRequests, 'warmupRequests'),
-    ciBatches: optionalInt(req.confidenceBatches, 'confidenceBatches'),
+    seed: countValue(req.seed, 'seed', true),
+    warmup: countValue(req.warmupRequests, 'warmupRequests'),
+    ciBatches: countValue(req.confidenceBatches, 'confidenceBatches'),
     trace: timestamps(req.arrivalTimestamps),
   };
 }
@@ -113,31 +110,8 @@ export function runSimulateCall(
   });
 }
 
-/** Re-raises a scenario error with its path under `scenario.` (scenario.arrivalRate, …). */
-function underScenario<T>(f: () => T): T {
-  try {
-    return f();
-  } catch (e) {
-    if ((e instanceof ScenarioError || e instanceof LimitError) && !/^scenario(\.|$)/.test(e.field)) {
-      const Ctor = e instanceof LimitError ? LimitError : ScenarioError;
-      throw new Ctor(`scenario.${e.field}`, e.reason);
-    }
-    throw e;
-  }
-}
-
-/** Integer field; proto3 JSON writes 64-bit integers as strings. 0 or absent = default, except where 0 is a value. */
-function optionalInt(v: unknown, field: string, zeroIsValue = false): number | undefined {
-  if (v === undefined || v === null) return undefined;
-  const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) {
-    throw new ScenarioError(field, `must be a non-negative integer (got ${JSON.stringify(v)})`);
-  }
-  return n === 0 && !zeroIsValue ? undefined : n;
-}
-
 function timestamps(v: unknown): Float64Array | undefined {
-  if (v === undefined || v === null) return undefined;
+  if (isAbsent(v)) return undefined;
   if (!Array.isArray(v)) throw new ScenarioError('arrivalTimestamps', 'must be an array of numbers (seconds)');
   if (v.length === 0) return undefined;
   if (v.length > SIM_LIMITS.maxTraceArrivals) {
@@ -145,8 +119,7 @@ function timestamps(v: unknown): Float64Array | undefined {
   }
   const out = new Float64Array(v.length);
   for (let i = 0; i < v.length; i++) {
-    const t = v[i] as unknown;
-    if (typeof t !== 'number' || !Number.isFinite(t)) throw new ScenarioError(`arrivalTimestamps[${i}]`, `must be a finite number (got ${JSON.stringify(t)})`);
+    const t = checkNumber(v[i], `arrivalTimestamps[${i}]`, {}, 'json');
     if (i > 0 && t < out[i - 1]) throw new ScenarioError(`arrivalTimestamps[${i}]`, `is earlier than the one before (${t} < ${out[i - 1]})`);
     out[i] = t;
   }

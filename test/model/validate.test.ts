@@ -3,23 +3,12 @@ import { ScenarioError } from '../../src/model/errors.js';
 import { LIMITS } from '../../src/model/limits.js';
 import { validateScenario } from '../../src/model/validate.js';
 import { solveScenario } from '../../src/solve/solveScenario.js';
+import { edit } from '../helpers/edit.js';
 import { specScenario } from '../helpers/scenarios.js';
 
-type Json = Record<string, unknown>;
-
-/** Deep-copies the spec scenario and applies an edit at a dotted path (undefined deletes). */
-function edited(path: string, value: unknown): Json {
-  const s = JSON.parse(JSON.stringify(specScenario(4000, 1e-4))) as Json;
-  const keys = path.split('.');
-  let o: Json = s;
-  for (const k of keys.slice(0, -1)) {
-    o[k] ??= {};
-    o = o[k] as Json;
-  }
-  const last = keys[keys.length - 1];
-  if (value === undefined) delete o[last];
-  else o[last] = value;
-  return s;
+/** The spec scenario with an edit at a dotted path (undefined deletes). */
+function edited(path: string, value: unknown) {
+  return edit(specScenario(4000, 1e-4), path, value);
 }
 
 function refusal(input: unknown): ScenarioError {

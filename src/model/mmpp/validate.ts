@@ -1,44 +1,15 @@
 import { fitTwoPhaseMmpp, type TraceFitReport } from '../../fit/fitTrace.js';
+import { checkArray, checkNumber, checkObject, describe, fieldNames, isAbsent, isObj, lengthBounds, readNumber, rejectUnknown, type Obj } from '../../validate/index.js';
 import { ScenarioError } from '../errors.js';
 import { burstToMmpp } from './burst.js';
 import { MMPP_LIMITS } from './limits.js';
 import { makeMmpp, unreachablePhase, type MmppProcess } from './process.js';
-
-type Obj = Record<string, unknown>;
+import { ARRIVAL_PROCESS, BURST, GENERATOR_ENTRY, MMPP, PHASE_RATE, TRACE } from './shape.js';
 
 /** A validated arrival process, with the fit report when it came from a trace. */
 export interface ValidatedArrivals {
   readonly process: MmppProcess;
   readonly fit?: TraceFitReport;
-}
-
-function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function describe(v: unknown): string {
-  if (typeof v === 'number' || typeof v === 'string') return JSON.stringify(v);
-  if (v === null) return 'null';
-  return Array.isArray(v) ? 'an array' : typeof v;
-}
-
-function onlyKeys(o: Obj, path: string, allowed: readonly string[]): void {
-  for (const k of Object.keys(o)) {
-    if (!allowed.includes(k)) throw new ScenarioError(`${path}.${k}`, `is not a known field (expected one of: ${allowed.join(', ')})`);
-  }
-}
-
-function finite(v: unknown, path: string, min: number, strict: boolean, max = MMPP_LIMITS.maxRate): number {
-  if (typeof v !== 'number' || Number.isNaN(v)) throw new ScenarioError(path, `must be a number (got ${describe(v)})`);
-  if (!Number.isFinite(v)) throw new ScenarioError(path, `must be finite (got ${v})`);
-  if (strict ? !(v > min) : v < min) throw new ScenarioError(path, `must be ${strict ? '>' : '≥'} ${min} (got ${v})`);
-  if (v > max) throw new ScenarioError(path, `must be ≤ ${max} (got ${v})`);
-  return v;
-}
-
-function numberArray(v: unknown, path: string): unknown[] {
-  if (!Array.isArray(v)) throw new ScenarioError(path, `must be an array (got ${describe(v)})`);
-  return v;
 }
 
 /**
@@ -47,29 +18,26 @@ function numberArray(v: unknown, path: string): unknown[] {
  * makes Q reducible, the burst parameter out of range, the first out-of-order timestamp.
  */
 export function validateArrivalProcess(raw: unknown, path = 'arrivalProcess'): ValidatedArrivals {
-  if (!isObj(raw)) throw new ScenarioError(path, `must be an object with one of mmpp, burst, trace (got ${describe(raw)})`);
-  onlyKeys(raw, path, ['mmpp', 'burst', 'trace']);
-  const given = ['mmpp', 'burst', 'trace'].filter((k) => raw[k] !== undefined && raw[k] !== null);
+  const kinds = fieldNames(ARRIVAL_PROCESS);
+  if (!isObj(raw)) throw new ScenarioError(path, `must be an object with one of ${kinds.join(', ')} (got ${describe(raw)})`);
+  rejectUnknown(raw, path, kinds);
+  const given = kinds.filter((k) => !isAbsent(raw[k]));
   if (given.length !== 1) {
-    throw new ScenarioError(path, given.length === 0 ? 'needs one of mmpp, burst, trace' : `give only one of ${given.join(', ')}`);
+    throw new ScenarioError(path, given.length === 0 ? `needs one of ${kinds.join(', ')}` : `give only one of ${given.join(', ')}`);
   }
   const kind = given[0];
-  const body = raw[kind];
   const at = `${path}.${kind}`;
-  if (!isObj(body)) throw new ScenarioError(at, `must be an object (got ${describe(body)})`);
-  if (kind === 'mmpp') return { process: mmpp(body, at) };
-  if (kind === 'burst') return { process: burst(body, at) };
-  return trace(body, at);
+  if (kind === 'mmpp') return { process: mmpp(checkObject(raw[kind], at, MMPP), at) };
+  if (kind === 'burst') return { process: burst(checkObject(raw[kind], at, BURST), at) };
+  return trace(checkObject(raw[kind], at, TRACE), at);
 }
 
 function mmpp(o: Obj, path: string): MmppProcess {
-  onlyKeys(o, path, ['rates', 'generator']);
-  const rawRates = numberArray(o.rates, `${path}.rates`);
+  const rawRates = checkArray(o.rates, `${path}.rates`);
   const M = rawRates.length;
-  if (M < 1 || M > MMPP_LIMITS.maxPhases) {
-    throw new ScenarioError(`${path}.rates`, `must have 1 to ${MMPP_LIMITS.maxPhases} phases (got ${M})`);
-  }
-  const rates = rawRates.map((v, j) => finite(v, `${path}.rates[${j}]`, 0, false));
+  const [min, max] = lengthBounds(MMPP.fields.rates);
+  if (M < min || M > max) throw new ScenarioError(`${path}.rates`, `must have ${min} to ${max} phases (got ${M})`);
+  const rates = rawRates.map((v, j) => checkNumber(v, `${path}.rates[${j}]`, PHASE_RATE));
   if (!rates.some((r) => r > 0)) throw new ScenarioError(`${path}.rates`, 'must have at least one phase with a rate > 0');
   const Q = generator(o.generator, `${path}.generator`, M);
   const bad = unreachablePhase(Q, M);
@@ -84,11 +52,11 @@ function mmpp(o: Obj, path: string): MmppProcess {
 
 /** Reads Q flat (M² entries, the proto form) or as M rows; checks signs and row sums. */
 function generator(v: unknown, path: string, M: number): number[] {
-  const arr = numberArray(v, path);
+  const arr = checkArray(v, path);
   const nested = arr.length > 0 && Array.isArray(arr[0]);
   const entry = (i: number, j: number): [unknown, string] => {
     if (!nested) return [arr[i * M + j], `${path}[${i * M + j}]`];
-    const row = numberArray(arr[i], `${path}[${i}]`);
+    const row = checkArray(arr[i], `${path}[${i}]`);
     if (row.length !== M) throw new ScenarioError(`${path}[${i}]`, `must have ${M} entries, one per phase (got ${row.length})`);
     return [row[j], `${path}[${i}][${j}]`];
   };
@@ -101,7 +69,7 @@ function generator(v: unknown, path: string, M: number): number[] {
     let scale = 0;
     for (let j = 0; j < M; j++) {
       const [raw, where] = entry(i, j);
-      const q = finite(raw, where, -MMPP_LIMITS.maxRate, false);
+      const q = checkNumber(raw, where, GENERATOR_ENTRY);
       if (i !== j && q < 0) throw new ScenarioError(where, `is an off-diagonal rate (phase ${i} → ${j}) and must be ≥ 0 (got ${q})`);
       if (i === j && q > 0) throw new ScenarioError(where, `is a diagonal entry and must be ≤ 0 (got ${q})`);
       Q[i * M + j] = q;
@@ -116,22 +84,16 @@ function generator(v: unknown, path: string, M: number): number[] {
 }
 
 function burst(o: Obj, path: string): MmppProcess {
-  onlyKeys(o, path, ['meanRate', 'peakToMean', 'meanBurstSeconds', 'meanGapSeconds']);
-  const need = (k: string): unknown => {
-    if (o[k] === undefined || o[k] === null) throw new ScenarioError(`${path}.${k}`, 'is required');
-    return o[k];
-  };
-  const meanRate = finite(need('meanRate'), `${path}.meanRate`, 0, true);
-  const peakToMean = finite(need('peakToMean'), `${path}.peakToMean`, 1, false);
-  const meanBurstSeconds = finite(need('meanBurstSeconds'), `${path}.meanBurstSeconds`, 0, true);
-  const meanGapSeconds = finite(need('meanGapSeconds'), `${path}.meanGapSeconds`, 0, true);
+  const meanRate = readNumber(o, BURST, 'meanRate', path);
+  const peakToMean = readNumber(o, BURST, 'peakToMean', path);
+  const meanBurstSeconds = readNumber(o, BURST, 'meanBurstSeconds', path);
+  const meanGapSeconds = readNumber(o, BURST, 'meanGapSeconds', path);
   return burstToMmpp({ meanRate, peakToMean, meanBurstSeconds, meanGapSeconds }, path);
 }
 
 function trace(o: Obj, path: string): ValidatedArrivals {
-  onlyKeys(o, path, ['timestamps']);
-  const ts = numberArray(o.timestamps, `${path}.timestamps`);
-  const { minTraceArrivals: min, maxTraceArrivals: max } = MMPP_LIMITS;
+  const ts = checkArray(o.timestamps, `${path}.timestamps`);
+  const [min, max] = lengthBounds(TRACE.fields.timestamps);
   if (ts.length < min || ts.length > max) {
     throw new ScenarioError(`${path}.timestamps`, `must hold ${min} to ${max} arrival times (got ${ts.length})`);
   }
@@ -159,14 +121,12 @@ export function meanRateFor(arrivalRate: unknown, proc: MmppProcess, maxRate: nu
   if (!(lambda > 0 && lambda <= maxRate)) {
     throw new ScenarioError('arrivalProcess', `has mean rate λ̄ = ${lambda} /s; it must be in (0, ${maxRate}]`);
   }
-  if (arrivalRate === undefined || arrivalRate === null || arrivalRate === 0) return lambda;
-  if (typeof arrivalRate !== 'number' || !Number.isFinite(arrivalRate)) {
-    throw new ScenarioError('arrivalRate', `must be a number (got ${describe(arrivalRate)})`);
-  }
-  if (Math.abs(arrivalRate - lambda) > MMPP_LIMITS.meanRateTolerance * lambda) {
+  if (isAbsent(arrivalRate) || arrivalRate === 0) return lambda;
+  const rate = checkNumber(arrivalRate, 'arrivalRate', {});
+  if (Math.abs(rate - lambda) > MMPP_LIMITS.meanRateTolerance * lambda) {
     throw new ScenarioError(
       'arrivalRate',
-      `is ${arrivalRate} /s but arrivalProcess has mean rate λ̄ = π·λ = ${lambda} /s: give 0 (or omit arrivalRate) to use λ̄, or make them agree`,
+      `is ${rate} /s but arrivalProcess has mean rate λ̄ = π·λ = ${lambda} /s: give 0 (or omit arrivalRate) to use λ̄, or make them agree`,
     );
   }
   return lambda;

@@ -1,4 +1,5 @@
 import { LimitError, ScenarioError } from '../../model/errors.js';
+import { isObj, type Obj } from '../../validate/index.js';
 import { scenarioFromProto } from '../convert/scenario.js';
 import type { ScenarioParameters, SolveBatchRequest } from '../messages.js';
 
@@ -8,9 +9,6 @@ export interface BatchEntry {
   readonly parameters: ScenarioParameters;
   readonly scenario: unknown;
 }
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * A SolveBatch request → its scenarios. A grid is the cartesian product of its lists (an

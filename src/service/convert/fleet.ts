@@ -8,15 +8,8 @@ import type { FleetRun } from '../../fleet/run.js';
 import type { FleetPlanAnswer } from '../../fleet/request.js';
 import type { FleetSimulation } from '../../fleet/result.js';
 import type { GroupSolve, SegregationPlan } from '../../fleet/segregation.js';
-import { scenarioFromProto } from './scenario.js';
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-function clean(o: Obj): Obj {
-  for (const k of Object.keys(o)) if (o[k] === undefined || o[k] === null) delete o[k];
-  return o;
-}
+import { isAbsent, isObj, type Obj } from '../../validate/index.js';
+import { clean, scenarioFromProto } from './scenario.js';
 
 /** A decoded proto FleetScenario → the JSON form validateFleet reads. */
 export function fleetFromProto(m: unknown): unknown {
@@ -39,7 +32,7 @@ export function fleetFromProto(m: unknown): unknown {
       return clean({ name: a.name, count: a.count, maxBatchSize: a.maxBatchSize, serviceTime, power, policy: a.policy === '' ? undefined : a.policy });
     });
   }
-  if (m.batching !== undefined && m.batching !== null) out.batching = m.batching;
+  if (!isAbsent(m.batching)) out.batching = m.batching;
   if (isObj(m.objective)) out.objective = clean({ latencyWeight: m.objective.latencyWeight, powerWeight: m.objective.powerWeight });
   return out;
 }

@@ -1,10 +1,7 @@
 import { ScenarioError } from '../../model/errors.js';
 import { checkPolicy, parsePolicySpec, type Policy } from '../../policy/policy.js';
+import { isAbsent, isObj, type Obj } from '../../validate/index.js';
 import type { PolicySpecMessage } from '../messages.js';
-
-type Obj = Record<string, unknown>;
-
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * A decoded proto Scenario → the JSON form the validator reads. proto3 does not send
@@ -49,11 +46,12 @@ function table(v: unknown): Obj | undefined {
 }
 
 function copy(from: Obj, to: Obj, key: string): void {
-  if (from[key] !== undefined && from[key] !== null) to[key] = from[key];
+  if (!isAbsent(from[key])) to[key] = from[key];
 }
 
-function clean(o: Obj): Obj {
-  for (const k of Object.keys(o)) if (o[k] === undefined || o[k] === null) delete o[k];
+/** `o` without its unset (undefined or null) fields, as the validators expect absent ones. */
+export function clean(o: Obj): Obj {
+  for (const k of Object.keys(o)) if (isAbsent(o[k])) delete o[k];
   return o;
 }
 
