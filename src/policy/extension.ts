@@ -8,6 +8,8 @@ import { actionAt, levelsOf, type Policy } from './policy.js';
 
 /** Mass the extension's top may hold before it is grown (docs/model.md §5 asks < 1e-12 in all). */
 export const EXTENSION_TOP_MASS = 1e-13;
+/** Two successive per-window decay ratios within this relative distance count as one geometric decay. */
+const STEADY_DECAY = 0.05;
 
 export interface ExtendedSolution {
   /** Stationary distribution, flat s-major over `levels` × M. */
@@ -52,6 +54,8 @@ export function* extendedSolutions(
   const tableLevels = levelsOf(policy);
   const maxLevels = Math.floor(LIMITS.maxBandEntries / ((reach + 1) * M * M));
   let n = Math.max(tableLevels + 2 * reach, opts.minLevels ?? 0, 64);
+  /** The shortest extension whose windows the decay can be read from (the table, three windows, the distorted top). */
+  const measurable = Math.max(tableLevels, opts.minLevels ?? 0) + 6 * reach;
   for (;;) {
     throwIfAborted(opts.signal);
     if (n > maxLevels) {
@@ -67,15 +71,20 @@ export function* extendedSolutions(
       return m;
     };
     const top = massIn(n - reach, n);
-    // Two windows of `reach` levels below the top two (which the cut distorts).
+    // Three windows of `reach` levels below the top two (which the cut distorts). The tail is
+    // taken as geometric only where two successive window ratios agree: with several phases
+    // the decay near the table is a mixture of modes, and the slowest one rules further out.
     const s0 = n - 3 * reach;
+    const w0 = massIn(s0 - 2 * reach, s0 - reach);
     const w1 = massIn(s0 - reach, s0);
     const w2 = massIn(s0, s0 + reach);
     const perReach = w2 / w1;
-    const clean = s0 - reach >= tableLevels && w1 > 0 && w2 > 0 && perReach < 0.9;
+    const steady = Math.abs(perReach - w1 / w0) <= STEADY_DECAY * perReach;
+    const clean = s0 - 2 * reach >= tableLevels && w0 > 0 && w1 > 0 && w2 > 0 && perReach < 0.9 && steady;
     const above = clean ? massIn(s0, n) : 0;
     yield { stationary: nu, levels: n, top, ...(clean ? { decay: { s0, above, perReach, reach } } : {}) };
-    let next = 2 * n;
+    // Not yet readable: just long enough to read the decay; readable but not geometric: double.
+    let next = n < measurable ? measurable : 2 * n;
     if (clean) {
       // Where the top window's mass falls 10× below the target, plus the distorted top.
       const windows = Math.log(EXTENSION_TOP_MASS / (10 * Math.max(top, Number.MIN_VALUE))) / Math.log(perReach);
