@@ -1,5 +1,5 @@
 /**
- * The large MDPs of bursty traffic (spec §7) on the CPU: a 4-phase MMPP with B = 128 and
+ * The large MDPs of bursty traffic (docs/model.md §7) on the CPU: a 4-phase MMPP with B = 128 and
  * S = 2,000 (8,004 states (s, j), each serve action looking at 4 × pmf-length entries).
  * Times each stage a solve runs — counting matrices, compile, one Bellman step, one exact
  * policy evaluation (banded GTH), the whole certified policy iteration — as medians after

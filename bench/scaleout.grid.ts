@@ -7,7 +7,7 @@
 import type { Scenario } from '../src/model/scenario.js';
 import type { SolveBatchRequest } from '../src/service/messages.js';
 
-/** The V100/GoogLeNet service-time fit of spec §6 (seconds per batch of b: perItem·b + base). */
+/** The V100/GoogLeNet service-time fit of docs/model.md §6 (seconds per batch of b: perItem·b + base). */
 export const FIT = { perItem: 0.0001438, base: 0.0018874 } as const;
 
 /** Service laws: deterministic, exponential and gamma with a low and a high coefficient of variation. */

@@ -1,5 +1,5 @@
 /**
- * Single-solve speed on the CPU: the spec §6 rows and a heavy-traffic case, with the
+ * Single-solve speed on the CPU: the docs/model.md §6 rows and a heavy-traffic case, with the
  * default solver (policy iteration) against the in-repo textbook RVI baseline, both
  * end to end (automatic S, exact evaluation) at tolerance 1e-9.
  */

@@ -44,7 +44,7 @@ function figures(r: EvaluationResult): string[] {
 
 export function formatSolve(r: SolveResult, B: number): string {
   const s = r.solver;
-  // Bursty arrivals (spec §7): one control limit and table per arrival phase.
+  // Bursty arrivals (docs/model.md §7): one control limit and table per arrival phase.
   const policyLines = r.policy.phases
     ? r.policy.phases.flatMap((p) => [
         `phase ${p.phase} (λ = ${p.rate.toPrecision(6)} /s, ${(100 * p.probability).toFixed(1)} % of the time):`,

@@ -56,7 +56,7 @@ export interface Scenario {
   objective: ObjectiveSpec;
   solver?: SolverSpec;
   /**
-   * Bursty arrivals (spec §7): an MMPP, a burst profile or a trace to fit. With it,
+   * Bursty arrivals (docs/model.md §7): an MMPP, a burst profile or a trace to fit. With it,
    * arrivalRate may be 0 (or omitted) and then means the process's mean rate λ̄; any other
    * value must equal λ̄.
    */
@@ -79,7 +79,7 @@ export interface ModelParams {
   readonly cv: number;
   readonly latencyWeight: number;
   readonly powerWeight: number;
-  /** MMPP arrivals (spec §7); arrivalRate is then its mean rate λ̄. Absent = Poisson(arrivalRate). */
+  /** MMPP arrivals (docs/model.md §7); arrivalRate is then its mean rate λ̄. Absent = Poisson(arrivalRate). */
   readonly arrivalProcess?: MmppProcess;
 }
 

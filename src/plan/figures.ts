@@ -4,7 +4,7 @@ import { summarizePolicy } from '../policy/policy.js';
 
 /**
  * The long-run figures of a policy that do not depend on any weights: the point
- * (E[R], E[P]) it occupies in the latency–power plane, and the rest of spec §5.
+ * (E[R], E[P]) it occupies in the latency–power plane, and the rest of docs/model.md §5.
  */
 export interface Figures {
   /** E[R], seconds. */

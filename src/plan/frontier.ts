@@ -162,9 +162,9 @@ export function lowerHull(points: WeightedPolicy[]): WeightedPolicy[] {
 }
 
 /**
- * A validated scenario from either form. Planning covers Poisson arrivals (spec §2–§5): the
+ * A validated scenario from either form. Planning covers Poisson arrivals (docs/model.md §2–§5): the
  * weight solves, exact evaluations, mixes, fleet splitting and simulations all assume them,
- * so an MMPP scenario (spec §7) is refused rather than planned as if it were Poisson.
+ * so an MMPP scenario (docs/model.md §7) is refused rather than planned as if it were Poisson.
  */
 export function asValidated(input: unknown): ValidatedScenario {
   let v: ValidatedScenario | undefined;

@@ -10,7 +10,7 @@ import { lagrangian } from './weights.js';
  * Randomising between two deterministic policies in an SMDP, done so that its costs are
  * exactly the straight line between theirs.
  *
- * E[R] and E[P] are ratios of long-run averages (spec §5), so "use π1 with probability p"
+ * E[R] and E[P] are ratios of long-run averages (docs/model.md §5), so "use π1 with probability p"
  * has no single meaning: tossing a coin at every decision gives a point that is in general
  * not on the segment between π1 and π2 at all, and tossing once at time 0 gives one of the
  * two points, not their mix. What does work is switching at a regeneration point. Pick a

@@ -63,7 +63,7 @@ export function evaluateMix(p: ModelParams, first: Policy, second: Policy, state
   }
 }
 
-/** Fills the chain and returns the function that turns its stationary law into figures (spec §5 ratios). */
+/** Fills the chain and returns the function that turns its stationary law into figures (docs/model.md §5 ratios). */
 function build(
   ch: BandChain,
   p: ModelParams,

@@ -65,7 +65,7 @@ export interface PolicySummary {
   readonly deviations: Deviation[];
 }
 
-/** Compact form of spec §5: control limit, pure or not, and where it deviates. */
+/** Compact form of docs/model.md §5: control limit, pure or not, and where it deviates. */
 export function summarizePolicy(p: Policy, B: number): PolicySummary {
   let limit = -1;
   for (let s = 0; s < p.actions.length; s++) {

@@ -19,7 +19,7 @@ export function poissonAtMeanRate(s: ValidatedScenario): ValidatedScenario {
   return { params: params as ModelParams, solver: s.solver };
 }
 
-/** Solves a bursty scenario twice: under its MMPP (spec §7) and as Poisson at λ̄ (spec §2). */
+/** Solves a bursty scenario twice: under its MMPP (docs/model.md §7) and as Poisson at λ̄ (docs/model.md §2). */
 export async function solveMmppAndPoisson(s: ValidatedScenario, opts: { signal?: AbortSignal } = {}): Promise<MmppPolicies> {
   const proc = s.params.arrivalProcess;
   if (!proc) throw new ScenarioError('arrivalProcess', 'is required to compare against the Poisson model');

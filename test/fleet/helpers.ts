@@ -1,7 +1,7 @@
 import type { FleetScenario } from '../../src/fleet/scenario.js';
 import type { Scenario } from '../../src/model/scenario.js';
 
-/** The spec's reference accelerator (Inoue's V100 / GoogLeNet fit, spec §6) as a single-server scenario. */
+/** The spec's reference accelerator (Inoue's V100 / GoogLeNet fit, docs/model.md §6) as a single-server scenario. */
 export const V100: Scenario = {
   arrivalRate: 2000,
   maxBatchSize: 32,

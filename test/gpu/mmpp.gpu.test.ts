@@ -207,7 +207,7 @@ describe(`MMPP models on the GPU (f32 MPI + f64 polish)${gpu.skip}`, () => {
     expectSameAsCpuMmpp(onGpu, onCpu);
   });
 
-  it.skipIf(!gpu.ctx)('M = 1 equals the Poisson GPU result (spec §6, λ = 4000, w_pow = 1e-3)', async () => {
+  it.skipIf(!gpu.ctx)('M = 1 equals the Poisson GPU result (docs/model.md §6, λ = 4000, w_pow = 1e-3)', async () => {
     const c = SPEC_CASES.find((x) => x.arrivalRate === 4000 && x.powerWeight === 1e-3 && x.distribution === 'DETERMINISTIC') ?? SPEC_CASES[3];
     const poisson = specCaseScenario(c);
     const asMmpp: Scenario = { ...poisson, arrivalProcess: { mmpp: { rates: [c.arrivalRate], generator: [0] } } };

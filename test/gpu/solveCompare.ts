@@ -11,7 +11,7 @@ export function expectSameAsCpu(gpu: SolveResult, cpu: SolveResult, adapter = tr
   // Every action below the truncation level S is the same. The action at S itself is decided
   // by the tail extrapolation alone and may flip between actions tied to ~1e-12 (seen once:
   // serve 1 or 32 at S = 339 in the exponential spec case, both g within 3e-12); S carries
-  // less than 1e-9 of the stationary mass by construction (spec §4).
+  // less than 1e-9 of the stationary mass by construction (docs/model.md §4).
   expect(gpu.policy.actions.slice(0, S)).toEqual(cpu.policy.actions.slice(0, S));
   expect(gpu.policy.actions.length).toBe(cpu.policy.actions.length);
   expect(gpu.policy.controlLimit).toBe(cpu.policy.controlLimit);

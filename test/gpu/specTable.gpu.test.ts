@@ -8,7 +8,7 @@ import { expectSameAsCpu } from './solveCompare.js';
 const gpu = await gpuForTests();
 afterAll(releaseGpu);
 
-describe(`spec §6 table on the GPU (f32 MPI + f64 polish) equals the CPU${gpu.skip}`, () => {
+describe(`docs/model.md §6 table on the GPU (f32 MPI + f64 polish) equals the CPU${gpu.skip}`, () => {
   for (const c of SPEC_CASES) {
     it.skipIf(!gpu.ctx)(specCaseName(c), async () => {
       const onGpu = await solveScenario(specCaseScenario(c), { backend: 'GPU' });

@@ -1,6 +1,6 @@
 import type { Scenario } from '../../src/model/scenario.js';
 
-/** The V100/GoogLeNet fit of spec §6 (Inoue, arXiv 1912.06322) with the illustrative power model. */
+/** The V100/GoogLeNet fit of docs/model.md §6 (Inoue, arXiv 1912.06322) with the illustrative power model. */
 export const SPEC_FIT = { perItem: 0.0001438, base: 0.0018874 } as const;
 
 export function specScenario(arrivalRate: number, powerWeight: number, extra: Partial<Scenario> = {}): Scenario {

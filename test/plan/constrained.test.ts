@@ -111,7 +111,7 @@ describe('infeasible targets', () => {
   it('a latency target below the least achievable names that least value', async () => {
     const e = await fails(planScenario(specScenario(4000, 1e-3), { kind: 'latency', seconds: 5e-3 }));
     expect(e.field).toBe('latencyTarget');
-    // Least achievable at λ = 4000 (spec §6's control limit 4 policy at w_pow = 0): 6.9448 ms.
+    // Least achievable at λ = 4000 (docs/model.md §6's control limit 4 policy at w_pow = 0): 6.9448 ms.
     expect(e.reason).toMatch(/least achievable mean response time is 6\.9448 ms/);
   });
 

@@ -120,7 +120,7 @@ export function densePerDecisionMix(t: DenseSystem, a0: (s: number) => number, a
   );
 }
 
-/** The spec §6 system at rate λ (V100 fit, deterministic service, P(b) = 80 + 3b, P0 = 40). */
+/** The docs/model.md §6 system at rate λ (V100 fit, deterministic service, P(b) = 80 + 3b, P0 = 40). */
 export function specSystem(lambda: number): DenseSystem {
   return { lambda, l: (b) => 0.0001438 * b + 0.0018874, P: (b) => 80 + 3 * b, P0: 40 };
 }

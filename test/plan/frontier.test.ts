@@ -33,8 +33,8 @@ describe('frontier at λ = 1500 (complete: the least power is attained)', () => 
     for (let i = 1; i < f.breakpoints.length; i++) expect(f.breakpoints[i]).toBeLessThan(f.breakpoints[i - 1]);
   });
 
-  it('starts at the spec §6 least-latency policy and ends at the least possible power', () => {
-    // The w_pow = 0 row of spec §6 (λ = 1500): E[R] 3.752818 ms, E[P] 89.8679 W, control limit 2.
+  it('starts at the docs/model.md §6 least-latency policy and ends at the least possible power', () => {
+    // The w_pow = 0 row of docs/model.md §6 (λ = 1500): E[R] 3.752818 ms, E[P] 89.8679 W, control limit 2.
     expect(f.vertices[0].figures.meanResponseTime * 1e3).toBeCloseTo(3.752818, 5);
     expect(f.vertices[0].figures.meanPower).toBeCloseTo(89.8679, 3);
     expect(f.complete).toBe(true);

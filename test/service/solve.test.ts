@@ -64,7 +64,7 @@ describe('Solve and Evaluate over gRPC (real server on 127.0.0.1:0)', () => {
     expect(comparable(r.result)).toEqual(comparable(local));
   });
 
-  it('a spec-table scenario solved remotely has the reference g* (spec §6)', async () => {
+  it('a spec-table scenario solved remotely has the reference g* (docs/model.md §6)', async () => {
     const r = await h.client().solve(specScenario(4000, 1e-3));
     expect(Math.abs(r.result.averageCost - 0.142151425903) / 0.142151425903).toBeLessThan(1e-9);
     expect(r.result.policy.controlLimit).toBe(11);

@@ -12,7 +12,7 @@ import { solveScenario } from '../../src/solve/solveScenario.js';
 import { SPEC_CASES, specCaseName, specCaseScenario } from '../helpers/specTable.js';
 
 /**
- * On every spec §6 scenario the solver's policy must cost no more than any policy servers
+ * On every docs/model.md §6 scenario the solver's policy must cost no more than any policy servers
  * ship, in simulation, up to the statistical error. All runs of a scenario share one seed,
  * so they see the same arrivals (common random numbers) and batch-means group j of two runs
  * covers about the same requests: the check is g_opt − g_other ≤ h, with h the 95 %
@@ -37,7 +37,7 @@ function benchmarks(B: number, l: Float64Array, lambda: number): SimPolicy[] {
   return out;
 }
 
-describe('the optimal policy against the policies servers use (simulation, spec §6 scenarios)', () => {
+describe('the optimal policy against the policies servers use (simulation, docs/model.md §6 scenarios)', () => {
   for (const c of SPEC_CASES) {
     it(specCaseName(c), async () => {
       const scenario = validateScenario(specCaseScenario(c));

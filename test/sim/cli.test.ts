@@ -69,7 +69,7 @@ describe('batchwise compare', () => {
     const c = JSON.parse(out) as Comparison;
     expect(c.rows.map((r) => r.label)).toEqual(['optimal', 'greedy', 'best static', 'best triton']);
     expect(c.delayTrials.map((t) => t.maxQueueDelay)).toEqual([0, 0.001, 0.003]);
-    // The optimal row's exact cost is the spec §6 value.
+    // The optimal row's exact cost is the docs/model.md §6 value.
     expect(c.rows[0].exactCost as number).toBeCloseTo(0.142151425903, 10);
     const text = await run('compare', spec, '--requests', '30000', '--tuning-requests', '10000', '--delays', '0,1ms');
     expect(text.out).toMatch(/optimal \(serve from 11\)/);

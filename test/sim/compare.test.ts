@@ -27,7 +27,7 @@ describe('comparePolicies', () => {
     const exactStatic = stable.map((b) => evaluatePolicy(p, staticPolicy(b)).averageCost);
     const bestB = stable[exactStatic.indexOf(Math.min(...exactStatic))];
     expect(c.rows[2].simulation.policy).toBe(`static:${bestB}`);
-    // Exact differences (spec §5 evaluation) inside the paired intervals.
+    // Exact differences (docs/model.md §5 evaluation) inside the paired intervals.
     const exactGreedy = evaluatePolicy(p, greedyPolicy(32)).averageCost;
     for (const [row, exactCost] of [
       [c.rows[1], exactGreedy],

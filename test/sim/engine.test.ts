@@ -10,7 +10,7 @@ import { TINY_TRACE, tinyParams } from './tiny.js';
 /**
  * Hand-traced runs on the tiny scenario (l(b) = b + 1 s, deterministic; P(b) = 10b + 100 W,
  * P0 = 5 W) with arrivals at 0, 0.5, 1, 5, 5.2, 20 and no warm-up. Each expectation was
- * worked out on paper from the rules of spec §1–§2 and of the serving system; the comment
+ * worked out on paper from the rules of docs/model.md §1–§2 and of the serving system; the comment
  * lists the batches as (start → end: requests served, their response times).
  */
 const p = tinyParams();

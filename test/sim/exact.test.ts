@@ -9,7 +9,7 @@ import { solveScenario } from '../../src/solve/solveScenario.js';
 import { SPEC_CASES, specCaseName, specCaseScenario, type SpecCase } from '../helpers/specTable.js';
 
 /**
- * The simulator against the exact evaluation of spec §5 (an independent computation: the
+ * The simulator against the exact evaluation of docs/model.md §5 (an independent computation: the
  * stationary distribution of the embedded chain), at 10⁶ requests as the issue asks. The
  * check is the issue's: the exact value lies in the simulated 95 % confidence interval,
  * and that interval is at most 1 % of the mean.

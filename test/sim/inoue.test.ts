@@ -6,7 +6,7 @@ import { simulate } from '../../src/sim/simulate.js';
 import { SPEC_FIT, specScenario } from '../helpers/scenarios.js';
 
 /**
- * Inoue's closed form (arXiv 1912.06322, spec §6) for the greedy policy with no batch limit
+ * Inoue's closed form (arXiv 1912.06322, docs/model.md §6) for the greedy policy with no batch limit
  * and deterministic l(b) = α·b + τ0: E[R] = min(φ0, φ1). Written out here from the spec,
  * independently of the code under test.
  */

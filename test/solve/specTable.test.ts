@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { solveScenario } from '../../src/solve/solveScenario.js';
 import { SPEC_CASES, specCaseName, specCaseScenario } from '../helpers/specTable.js';
 
-describe('spec §6 reference table (CPU, automatic S)', () => {
+describe('docs/model.md §6 reference table (CPU, automatic S)', () => {
   for (const c of SPEC_CASES) {
     it(specCaseName(c), async () => {
       const r = await solveScenario(specCaseScenario(c));

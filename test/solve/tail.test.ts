@@ -8,14 +8,14 @@ import { solveScenario } from '../../src/solve/solveScenario.js';
 import { SPEC_CASES } from '../helpers/specTable.js';
 import { specScenario } from '../helpers/scenarios.js';
 
-/** Spec §4 worked case: λ = 4000, B = 32, w_pow = 1e-3; true answer control limit 11, g ≈ 0.1421514259. */
+/** docs/model.md §4 worked case: λ = 4000, B = 32, w_pow = 1e-3; true answer control limit 11, g ≈ 0.1421514259. */
 const WORKED = SPEC_CASES.find((c) => c.arrivalRate === 4000 && c.powerWeight === 1e-3)!;
 
 function firstServe(actions: Int32Array | number[]): number {
   return Array.from(actions).findIndex((a) => a > 0);
 }
 
-describe('the tail correction of spec §4 (worked case)', () => {
+describe('the tail correction of docs/model.md §4 (worked case)', () => {
   const { params } = validateScenario(specScenario(4000, 1e-3));
 
   it('gives the right control limit from S = 30', async () => {
@@ -52,7 +52,7 @@ describe('the tail correction of spec §4 (worked case)', () => {
   });
 });
 
-describe('automatic choice of S (spec §4 check)', () => {
+describe('automatic choice of S (docs/model.md §4 check)', () => {
   it('grows out of a degenerate start, warm-started, to the true answer', async () => {
     // From S = 12 the solver waits up to the top: the top states carry mass and S must grow.
     const r = await solveScenario(specScenario(4000, 1e-3), { initialMaxQueue: 12 });

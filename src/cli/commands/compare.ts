@@ -72,7 +72,7 @@ export function registerCompare(program: Command): void {
       bar.update(0, 1, 'solving');
       const delayGrid = o.delays?.split(',').map((d) => parseDuration(d, '--delays', 's'));
       if (scenario.params.arrivalProcess) {
-        // Bursty traffic (spec §7): the per-phase optimum against the Poisson model's policy at λ̄.
+        // Bursty traffic (docs/model.md §7): the per-phase optimum against the Poisson model's policy at λ̄.
         const solved = await solveMmppAndPoisson(scenario);
         const comparison = await compareMmppPolicies(scenario.params, solved.optimal, solved.poissonModel, {
           requests: o.requests,

@@ -23,7 +23,7 @@ export async function optimalPolicy(scenario: ValidatedScenario, signal?: AbortS
   return { actions: Int32Array.from(r.policy.actions), tailBatch: scenario.params.maxBatchSize };
 }
 
-/** The solved policy for `--policy optimal`: per phase for bursty scenarios (spec §7). */
+/** The solved policy for `--policy optimal`: per phase for bursty scenarios (docs/model.md §7). */
 async function optimalSimPolicy(scenario: ValidatedScenario): Promise<Policy> {
   const r = await solveScenario(scenario);
   return mmppPolicyFromResult(r, scenario.params.maxBatchSize) ?? { actions: Int32Array.from(r.policy.actions), tailBatch: scenario.params.maxBatchSize };

@@ -1,7 +1,7 @@
 import { ScenarioError } from '../errors.js';
 import { makeMmpp, type MmppProcess } from './process.js';
 
-/** A two-phase burst profile as users think of it (spec §7). */
+/** A two-phase burst profile as users think of it (docs/model.md §7). */
 export interface BurstProfile {
   /** λ̄, requests/s. */
   readonly meanRate: number;

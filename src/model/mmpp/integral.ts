@@ -3,7 +3,7 @@ import type { MmppProcess } from './process.js';
 
 /**
  * E[∫₀^T A(t) dt | J(0) = j] for every starting phase j: the request-seconds that arrivals
- * during one service add to the latency cost (spec §7). For Poisson arrivals it is λ·E[T²]/2.
+ * during one service add to the latency cost (docs/model.md §7). For Poisson arrivals it is λ·E[T²]/2.
  *
  * Derivation, in the uniformized chain at rate θ (events at the epochs τ_1 < τ_2 < … of a
  * rate-θ Poisson process; at each event the phase moves by P̂ = I + Q/θ and an arrival happens

@@ -1,5 +1,5 @@
 /**
- * Bounds specific to Markov-modulated arrivals (spec §7). They sit beside the core LIMITS
+ * Bounds specific to Markov-modulated arrivals (docs/model.md §7). They sit beside the core LIMITS
  * and are reported by name when exceeded.
  */
 export const MMPP_LIMITS = {

@@ -1,5 +1,5 @@
 /**
- * A Markov-modulated Poisson process (spec §7): a continuous-time Markov chain with generator
+ * A Markov-modulated Poisson process (docs/model.md §7): a continuous-time Markov chain with generator
  * Q on M phases, and Poisson arrivals at rate λ_j while in phase j. D0 = Q − diag(λ),
  * D1 = diag(λ); the mean rate is λ̄ = π·λ with π the stationary vector of Q.
  *
@@ -115,7 +115,7 @@ export function makeMmpp(
   return { phases: M, rates: lam, generator: q, stationary, meanRate, source, ...(fit ? { fit } : {}) };
 }
 
-/** The Poisson process of rate λ as a one-phase MMPP (spec §7: M = 1 reduces to §2). */
+/** The Poisson process of rate λ as a one-phase MMPP (docs/model.md §7: M = 1 reduces to §2). */
 export function poissonAsMmpp(rate: number): MmppProcess {
   return makeMmpp([rate], [0], 'mmpp');
 }

@@ -1,5 +1,5 @@
 /**
- * The fields of `arrivalProcess` (spec §7), described once: validate.ts reads them by these
+ * The fields of `arrivalProcess` (docs/model.md §7), described once: validate.ts reads them by these
  * descriptions and the scenario schema publishes them. Units: requests/s, seconds.
  */
 import { anyOf, array, number, object } from '../../validate/index.js';

@@ -132,7 +132,7 @@ export function meanRateFor(arrivalRate: unknown, proc: MmppProcess, maxRate: nu
   return lambda;
 }
 
-/** Stability under MMPP arrivals needs only the mean rate below capacity B/l(B) (spec §7). */
+/** Stability under MMPP arrivals needs only the mean rate below capacity B/l(B) (docs/model.md §7). */
 export function checkMmppCapacity(proc: MmppProcess, B: number, lB: number): void {
   const capacity = B / lB;
   if (!(proc.meanRate < capacity)) {

@@ -45,7 +45,7 @@ export interface ExportResult {
   /** The setting in the target's native configuration syntax. */
   readonly config: string;
   readonly optimal: {
-    /** Exact g* of the optimal policy (spec §5). */
+    /** Exact g* of the optimal policy (docs/model.md §5). */
     readonly averageCost: number;
     readonly controlLimit: number;
     readonly isControlLimit: boolean;

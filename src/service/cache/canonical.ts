@@ -19,7 +19,7 @@ export function canonicalKey(s: ValidatedScenario): string {
     p.latencyWeight,
     p.powerWeight,
     [v.maxQueue, v.tolerance, v.maxIterations, v.backend, v.method],
-    // MMPP arrivals (spec §7) are part of the scenario; Poisson keys are unchanged.
+    // MMPP arrivals (docs/model.md §7) are part of the scenario; Poisson keys are unchanged.
     ...(p.arrivalProcess ? [[Array.from(p.arrivalProcess.rates), Array.from(p.arrivalProcess.generator)]] : []),
   ]);
 }

@@ -14,7 +14,7 @@ export function scenarioFromProto(m: unknown): unknown {
   const out: Obj = {};
   copy(m, out, 'arrivalRate');
   copy(m, out, 'maxBatchSize');
-  // Bursty arrivals (spec §7): the oneof arrives as the one set kind; the validator reads it as is.
+  // Bursty arrivals (docs/model.md §7): the oneof arrives as the one set kind; the validator reads it as is.
   copy(m, out, 'arrivalProcess');
   if (isObj(m.serviceTime)) {
     const st = m.serviceTime;

@@ -2,7 +2,7 @@ import type { KernelDescriptor } from './kernel.js';
 import type { StructDecl } from './structs.js';
 
 /**
- * The Bellman-sweep kernel of the MMPP (s, j) model of spec §7 (docs/mmpp.md, "Compiled model
+ * The Bellman-sweep kernel of the MMPP (s, j) model of docs/model.md §7 (docs/mmpp.md, "Compiled model
  * layout"). One model per dispatch, one thread per flat state x = s·M + j. The normalisation
  * and the bounds reduction are the Poisson kernels (normalize.wgsl, bounds_reduce.wgsl), run on
  * the flat state vector as one "scenario" whose states are 0..(S+1)·M − 1, so the reference

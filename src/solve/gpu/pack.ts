@@ -23,14 +23,14 @@ export interface PackedBatch {
 
 /**
  * Default bound on the excess absolute row mass (rate × Σ|coefficients| − 1) of a serve row
- * the f32 stage uses. Rows that pass S carry the quadratic extrapolation of spec §4, with
+ * the f32 stage uses. Rows that pass S carry the quadratic extrapolation of docs/model.md §4, with
  * coefficients of both signs that grow with the overflow, and rows far from stochastic make
  * value iteration diverge (textbook f64 RVI too: e.g. rate·|c| ≈ 22 when serving 1 at S
  * with a long geometric pmf). The f32 stage leaves such (s, b) out; where no serve action is
  * left (s ≥ all_unstable_from) it keeps serving B, usually the least far from stochastic
  * there. Those actions are the worst ones anyway (their overflow is valued by a steep
  * quadratic), and the f64 polish considers every action again. Lumping the overflow into S
- * instead would be stable but wrong: it makes "wait until S" look cheap (spec §4), and the
+ * instead would be stable but wrong: it makes "wait until S" look cheap (docs/model.md §4), and the
  * f32 stage then converges to that degenerate policy on the spec's λ = 4000 case.
  */
 export const ROW_EXCESS = DEFAULT_FLAGS.BATCHWISE_GPU_MAX_ROW_EXCESS;
@@ -46,7 +46,7 @@ export function unstableFirst(m: CompiledModel, b: number, maxExcess = ROW_EXCES
  * stochastic (rate·excess ≈ 8 at S in a gamma cv = 1.2 case), and evaluation sweeps then
  * diverge. Past this bound the f32 stage lumps that row's overflow into h(S) instead: stable,
  * and harmless there since serving B is the only serve action left. (Lumping everywhere would
- * be wrong: it makes "wait until S" look cheap, spec §4.)
+ * be wrong: it makes "wait until S" look cheap, docs/model.md §4.)
  */
 export const FALLBACK_ROW_EXCESS = 0.25;
 
