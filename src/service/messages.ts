@@ -78,9 +78,6 @@ export interface EvaluateRequest {
 
 export type EvaluateResponse = EvaluationResult;
 
-/** What clients send: the scenario in its JSON form. */
-export type ScenarioInput = Scenario;
-
 /** Simulate (the fields of src/sim's SimulateRequest; integers may arrive as numbers). */
 export interface SimulateRequestMessage {
   scenario?: unknown;

@@ -132,13 +132,6 @@ export function uniformizationRate(p: MmppProcess): number {
   return theta;
 }
 
-/** Largest phase rate (the peak of the bursts). */
-export function peakRate(p: MmppProcess): number {
-  let m = 0;
-  for (let j = 0; j < p.phases; j++) m = Math.max(m, p.rates[j]);
-  return m;
-}
-
 /** The phase with the largest stationary probability (the "usual" traffic). */
 export function likeliestPhase(p: MmppProcess): number {
   let best = 0;
