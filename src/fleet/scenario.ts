@@ -12,12 +12,12 @@ import type { ModelParams, PowerSpec, Scenario, ServiceTimeSpec } from '../model
 import { POISSON_RATE } from '../model/shape.js';
 import { validateScenario } from '../model/validate.js';
 import { checkObject, checkRoot, isAbsent, isObj, optionalNumber, readEnum, readList, readNumber, readString, rejectUnknown, underField } from '../validate/index.js';
-import { ACCELERATOR, FLEET, FLEET_CLASS, FLEET_LIMITS, FLEET_OBJECTIVE } from './shape.js';
+import { ACCELERATOR, FLEET, FLEET_CLASS, FLEET_LIMITS, FLEET_OBJECTIVE, type BatchingMode } from './shape.js';
 
 export { FLEET_LIMITS };
 
 /** How an accelerator forms batches from several classes. */
-export type BatchingMode = 'PER_CLASS' | 'MIXED';
+export type { BatchingMode };
 
 /** JSON form of a request class. */
 export interface FleetClassSpec {

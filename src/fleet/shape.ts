@@ -7,7 +7,6 @@ import { LIMITS } from '../model/limits.js';
 import { ARRIVAL_PROCESS } from '../model/mmpp/shape.js';
 import { ARRIVAL_RATE, POISSON_UNLESS_PROCESS, POWER, SERVICE_TIME } from '../model/shape.js';
 import { array, documentSchema, enumOf, mapOf, number, object, string, type JsonSchema } from '../validate/index.js';
-import type { BatchingMode } from './scenario.js';
 
 export const FLEET_LIMITS = { maxClasses: 16, maxAccelerators: 256, maxKinds: 16 } as const;
 
@@ -50,6 +49,8 @@ export const FLEET_OBJECTIVE = object(
   { also: { not: BOTH_WEIGHTS_ZERO }, wording, name: 'fleetObjective' },
 );
 
+/** How a batch may mix classes: one class per batch, or any mix at the slowest class's speed. */
+export type BatchingMode = 'PER_CLASS' | 'MIXED';
 const BATCHING: readonly BatchingMode[] = ['PER_CLASS', 'MIXED'];
 
 export const FLEET = object(
