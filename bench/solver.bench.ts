@@ -9,7 +9,8 @@ import type { BenchContext, BenchSection } from './types.js';
 
 const FIT = { perItem: 0.0001438, base: 0.0018874 };
 
-function scenario(arrivalRate: number, powerWeight: number, B = 32, distribution: 'DETERMINISTIC' | 'EXPONENTIAL' | 'GAMMA' = 'DETERMINISTIC', cv?: number): Scenario {
+/** A reference-fit scenario (docs/model.md §6) at rate λ, power weight, B and service law. */
+export function scenario(arrivalRate: number, powerWeight: number, B = 32, distribution: 'DETERMINISTIC' | 'EXPONENTIAL' | 'GAMMA' = 'DETERMINISTIC', cv?: number): Scenario {
   return {
     arrivalRate,
     maxBatchSize: B,
@@ -19,9 +20,10 @@ function scenario(arrivalRate: number, powerWeight: number, B = 32, distribution
   };
 }
 
-export default async function run(ctx: BenchContext): Promise<BenchSection> {
+/** The single-solve rows: the docs/model.md §6 cases and heavy traffic at B = 128. */
+export function singleSolveCases(): Array<{ name: string; s: Scenario; rvi: boolean }> {
   const capacity128 = 128 / (FIT.perItem * 128 + FIT.base);
-  const cases: Array<{ name: string; s: Scenario; rvi: boolean }> = [
+  return [
     { name: 'λ=1500 w_pow=0', s: scenario(1500, 0), rvi: true },
     { name: 'λ=1500 w_pow=1e-4', s: scenario(1500, 1e-4), rvi: true },
     { name: 'λ=4000 w_pow=1e-4', s: scenario(4000, 1e-4), rvi: true },
@@ -30,6 +32,10 @@ export default async function run(ctx: BenchContext): Promise<BenchSection> {
     { name: 'λ=2000 gamma cv=0.7', s: scenario(2000, 1e-4, 32, 'GAMMA', 0.7), rvi: true },
     { name: 'B=128, λ = 97% of capacity', s: scenario(0.97 * capacity128, 1e-4, 128), rvi: false },
   ];
+}
+
+export default async function run(ctx: BenchContext): Promise<BenchSection> {
+  const cases = singleSolveCases();
   const reps = ctx.quick ? 3 : 31;
   const rows: BenchSection['rows'] = [];
   for (const c of cases) {
