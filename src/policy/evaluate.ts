@@ -3,7 +3,8 @@ import { ScenarioError } from '../model/errors.js';
 import type { MmppProcess } from '../model/mmpp/process.js';
 import type { ModelParams } from '../model/scenario.js';
 import { EXTENSION_TOP_MASS, extendedSolutions, levelMass } from './extension.js';
-import { actionAt, broadcastPolicy, type Policy } from './policy.js';
+import { broadcastPolicy, type Policy } from './policy.js';
+import { chainFigures, type StateSums } from './stateChain.js';
 
 /** Exact long-run figures of one stationary policy (docs/model.md §5), all in f64. */
 export interface Evaluation {
@@ -73,7 +74,7 @@ export function evaluatePolicy(p: ModelParams, policy: Policy, opts: EvaluateOpt
   const table = opts.table ?? buildArrivalTable(p, opts.signal);
   for (const sol of extendedSolutions(p, proc, pol, table, opts)) {
     if (sol.top < EXTENSION_TOP_MASS) {
-      return { ...figures(p, proc, pol, table, sol.stationary, sol.levels), stationary: sol.stationary, levels: sol.levels };
+      return { ...figures(p, proc, sol.sums, sol.stationary), stationary: sol.stationary, levels: sol.levels };
     }
   }
   throw new Error('unreachable: the extension stopped');
@@ -111,60 +112,26 @@ export function tailQuantile(p: ModelParams, policy: Policy, mass: number, opts:
 }
 
 /** docs/model.md §5: ratios of stationary sums, and the batches started per phase. */
-function figures(p: ModelParams, proc: MmppProcess, policy: Policy, table: ArrivalTable, nu: Float64Array, levels: number) {
+function figures(p: ModelParams, proc: MmppProcess, sums: StateSums, nu: Float64Array) {
   const M = proc.phases;
-  let sumH = 0;
-  let sumY = 0;
-  let sumEnergy = 0;
-  let sumBusy = 0;
   const served = new Float64Array(M);
-  const serving = new Float64Array(M);
-  for (let s = 0; s < levels; s++) {
-    for (let j = 0; j < M; j++) {
-      const v = nu[s * M + j];
-      if (v === 0) continue;
-      const a = actionAt(policy, s, j);
-      if (a === 0) {
-        const y = 1 / (proc.rates[j] - proc.generator[j * M + j]);
-        sumH += v * s * y;
-        sumY += v * y;
-        sumEnergy += v * p.idlePower * y;
-      } else {
-        const l = p.meanService[a];
-        sumH += v * (s * l + proc.meanRate * table.hold[a * M + j]);
-        sumY += v * l;
-        sumEnergy += v * p.busyPower[a] * l;
-        sumBusy += v * l;
-        served[j] += v * a;
-        serving[j] += v;
-      }
-    }
+  const started = new Float64Array(M);
+  let allStarted = 0;
+  for (let x = 0; x < nu.length; x++) {
+    const j = x % M;
+    served[j] += nu[x] * sums.served[x];
+    started[j] += nu[x] * sums.batches[x];
+    allStarted += nu[x] * sums.batches[x];
   }
-  let totalServed = 0;
-  let totalServing = 0;
-  for (let j = 0; j < M; j++) {
-    totalServed += served[j];
-    totalServing += serving[j];
-  }
-  const meanResponseTime = sumH / (proc.meanRate * sumY);
-  const meanPower = sumEnergy / sumY;
   const phases: PhaseFigures[] = [];
   for (let j = 0; j < M; j++) {
     phases.push({
       phase: j,
       rate: proc.rates[j],
       probability: proc.stationary[j],
-      batchShare: totalServing > 0 ? serving[j] / totalServing : 0,
-      meanBatchSize: serving[j] > 0 ? served[j] / serving[j] : 0,
+      batchShare: allStarted > 0 ? started[j] / allStarted : 0,
+      meanBatchSize: started[j] > 0 ? served[j] / started[j] : 0,
     });
   }
-  return {
-    averageCost: p.latencyWeight * meanResponseTime + p.powerWeight * meanPower,
-    meanResponseTime,
-    meanPower,
-    throughput: totalServed / sumY,
-    utilization: sumBusy / sumY,
-    meanBatchSize: totalServing > 0 ? totalServed / totalServing : 0,
-    phases,
-  };
+  return { ...chainFigures(p, proc, sums, nu), phases };
 }

@@ -3,8 +3,9 @@ import { LimitError, throwIfAborted } from '../model/errors.js';
 import { LIMITS } from '../model/limits.js';
 import type { MmppProcess } from '../model/mmpp/process.js';
 import type { ModelParams } from '../model/scenario.js';
-import { BandChain, solveChain } from './chain.js';
+import { solveChain } from './chain.js';
 import { actionAt, levelsOf, type Policy } from './policy.js';
+import { buildStateChain, type StateSums } from './stateChain.js';
 
 /** Mass the extension's top may hold before it is grown (docs/model.md §5 asks < 1e-12 in all). */
 export const EXTENSION_TOP_MASS = 1e-13;
@@ -15,6 +16,8 @@ export interface ExtendedSolution {
   /** Stationary distribution, flat s-major over `levels` × M. */
   readonly stationary: Float64Array;
   readonly levels: number;
+  /** Per-state sums of the extended chain, for the figures. */
+  readonly sums: StateSums;
   /** Mass in the top `reach` levels (distorted by the cut: what lands past it stays there). */
   readonly top: number;
   /** Geometric decay of the tail per `reach` levels, measured below the distorted top, when it is clean. */
@@ -64,7 +67,8 @@ export function* extendedSolutions(
         `its queue does not settle within ${maxLevels} ${M > 1 ? 'levels' : 'states'} (bound ${LIMITS.maxBandEntries} band entries): the policy is too close to instability`,
       );
     }
-    const nu = solveChain(buildPolicyChain(p, proc, policy, table, n, lo, hi)).stationary;
+    const { chain, sums } = buildStateChain(p, proc, table, { levels: n, modes: 1, loLevels: lo, hiLevels: hi }, (s, j, _m, take) => take(actionAt(policy, s, j), 1, 0));
+    const nu = solveChain(chain).stationary;
     const massIn = (from: number, to: number): number => {
       let m = 0;
       for (let x = Math.max(0, from) * M; x < Math.min(to, n) * M; x++) m += nu[x];
@@ -82,7 +86,7 @@ export function* extendedSolutions(
     const steady = Math.abs(perReach - w1 / w0) <= STEADY_DECAY * perReach;
     const clean = s0 - 2 * reach >= tableLevels && w0 > 0 && w1 > 0 && w2 > 0 && perReach < 0.9 && steady;
     const above = clean ? massIn(s0, n) : 0;
-    yield { stationary: nu, levels: n, top, ...(clean ? { decay: { s0, above, perReach, reach } } : {}) };
+    yield { stationary: nu, levels: n, sums, top, ...(clean ? { decay: { s0, above, perReach, reach } } : {}) };
     // Not yet readable: just long enough to read the decay; readable but not geometric: double.
     let next = n < measurable ? measurable : 2 * n;
     if (clean) {
@@ -93,47 +97,4 @@ export function* extendedSolutions(
     if (n < maxLevels && next > maxLevels) next = maxLevels;
     n = next;
   }
-}
-
-/** The embedded chain of the policy over `levels` levels, the overflow past the last one kept there. */
-function buildPolicyChain(
-  p: ModelParams,
-  proc: MmppProcess,
-  policy: Policy,
-  table: ArrivalTable,
-  levels: number,
-  loLevels: number,
-  hiLevels: number,
-): BandChain {
-  const M = proc.phases;
-  const Q = proc.generator;
-  const ch = new BandChain(levels * M, (loLevels + 1) * M - 1, (hiLevels + 1) * M - 1);
-  const costSlope = p.latencyWeight / proc.meanRate;
-  const idle = p.powerWeight * p.idlePower;
-  for (let s = 0; s < levels; s++) {
-    for (let j = 0; j < M; j++) {
-      const x = s * M + j;
-      const a = actionAt(policy, s, j);
-      if (a === 0) {
-        const out = proc.rates[j] - Q[j * M + j];
-        const y = 1 / out;
-        if (proc.rates[j] > 0) ch.add(x, Math.min(s + 1, levels - 1) * M + j, proc.rates[j] / out);
-        for (let jj = 0; jj < M; jj++) if (jj !== j) ch.add(x, s * M + jj, Q[j * M + jj] / out);
-        ch.reward[x] = (costSlope * s + idle) * y;
-        ch.time[x] = y;
-        continue;
-      }
-      const L = table.length[a];
-      const base = table.start[a] + j * L * M;
-      const first = s - a + table.offset[a];
-      for (let i = 0; i < L; i++) {
-        const to = Math.min(first + i, levels - 1) * M;
-        for (let jj = 0; jj < M; jj++) ch.add(x, to + jj, table.probs[base + i * M + jj]);
-      }
-      const l = p.meanService[a];
-      ch.reward[x] = costSlope * (s * l + proc.meanRate * table.hold[a * M + j]) + p.powerWeight * p.busyPower[a] * l;
-      ch.time[x] = l;
-    }
-  }
-  return ch;
 }
