@@ -46,20 +46,25 @@ export function evaluateMix(p: ModelParams, first: Policy, second: Policy, state
     // Time spent following `first`: the sojourns of the branches that go on in its mode.
     const yFirst = new Float64Array(2 * n);
     const sojourn = (a: number): number => (a === 0 ? 1 / p.arrivalRate : p.meanService[a]);
-    const { chain, sums } = buildStateChain(p, proc, table, { levels: n, modes: 2, loLevels: down, hiLevels: up }, (s, _j, m, take) => {
+    const { chain, sums } = buildStateChain(p, proc, table, { levels: n, modes: 2, loLevels: down, hiLevels: up }, (s, _j, m, out) => {
       const i = 2 * s + m;
+      let count = 0;
+      const branch = (policy: Policy, q: number, mode: number): void => {
+        if (!(q > 0)) return;
+        const a = actionAt(policy, s);
+        out.action[count] = a;
+        out.prob[count] = q;
+        out.mode[count] = mode;
+        count++;
+        if (mode === 0) yFirst[i] += q * sojourn(a);
+      };
       if (s === state) {
-        for (const [mode, policy, q] of [[0, first, prob], [1, second, 1 - prob]] as const) {
-          if (!(q > 0)) continue;
-          const a = actionAt(policy, s);
-          take(a, q, mode);
-          if (mode === 0) yFirst[i] += q * sojourn(a);
-        }
-        return;
+        branch(first, prob, 0);
+        branch(second, 1 - prob, 1);
+      } else {
+        branch(policies[m], 1, m);
       }
-      const a = actionAt(policies[m], s);
-      take(a, 1, m);
-      if (m === 0) yFirst[i] += sojourn(a);
+      return count;
     });
     const nu = solveChain(chain).stationary;
     let top = 0;

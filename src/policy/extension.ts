@@ -57,8 +57,11 @@ export function* extendedSolutions(
   const tableLevels = levelsOf(policy);
   const maxLevels = Math.floor(LIMITS.maxBandEntries / ((reach + 1) * M * M));
   let n = Math.max(tableLevels + 2 * reach, opts.minLevels ?? 0, 64);
-  /** The shortest extension whose windows the decay can be read from (the table, three windows, the distorted top). */
-  const measurable = Math.max(tableLevels, opts.minLevels ?? 0) + 6 * reach;
+  // One phase: the tail is geometric right past the table, and two windows read its decay. Several
+  // phases mix decay modes there (the slowest one rules further out): a third window must agree,
+  // and the second extension is made just long enough to hold the three (not twice the first).
+  const mixedModes = M > 1;
+  const measurable = Math.max(tableLevels, opts.minLevels ?? 0) + 5 * reach;
   for (;;) {
     throwIfAborted(opts.signal);
     if (n > maxLevels) {
@@ -67,7 +70,12 @@ export function* extendedSolutions(
         `its queue does not settle within ${maxLevels} ${M > 1 ? 'levels' : 'states'} (bound ${LIMITS.maxBandEntries} band entries): the policy is too close to instability`,
       );
     }
-    const { chain, sums } = buildStateChain(p, proc, table, { levels: n, modes: 1, loLevels: lo, hiLevels: hi }, (s, j, _m, take) => take(actionAt(policy, s, j), 1, 0));
+    const { chain, sums } = buildStateChain(p, proc, table, { levels: n, modes: 1, loLevels: lo, hiLevels: hi }, (s, j, _m, out) => {
+      out.action[0] = actionAt(policy, s, j);
+      out.prob[0] = 1;
+      out.mode[0] = 0;
+      return 1;
+    });
     const nu = solveChain(chain).stationary;
     const massIn = (from: number, to: number): number => {
       let m = 0;
@@ -75,20 +83,17 @@ export function* extendedSolutions(
       return m;
     };
     const top = massIn(n - reach, n);
-    // Three windows of `reach` levels below the top two (which the cut distorts). The tail is
-    // taken as geometric only where two successive window ratios agree: with several phases
-    // the decay near the table is a mixture of modes, and the slowest one rules further out.
+    // Windows of `reach` levels below the top two (which the cut distorts).
     const s0 = n - 3 * reach;
     const w0 = massIn(s0 - 2 * reach, s0 - reach);
     const w1 = massIn(s0 - reach, s0);
     const w2 = massIn(s0, s0 + reach);
     const perReach = w2 / w1;
-    const steady = Math.abs(perReach - w1 / w0) <= STEADY_DECAY * perReach;
-    const clean = s0 - 2 * reach >= tableLevels && w0 > 0 && w1 > 0 && w2 > 0 && perReach < 0.9 && steady;
+    const steady = !mixedModes || (s0 - 2 * reach >= tableLevels && w0 > 0 && Math.abs(perReach - w1 / w0) <= STEADY_DECAY * perReach);
+    const clean = s0 - reach >= tableLevels && w1 > 0 && w2 > 0 && perReach < 0.9 && steady;
     const above = clean ? massIn(s0, n) : 0;
     yield { stationary: nu, levels: n, sums, top, ...(clean ? { decay: { s0, above, perReach, reach } } : {}) };
-    // Not yet readable: just long enough to read the decay; readable but not geometric: double.
-    let next = n < measurable ? measurable : 2 * n;
+    let next = mixedModes && n < measurable ? measurable : 2 * n;
     if (clean) {
       // Where the top window's mass falls 10× below the target, plus the distorted top.
       const windows = Math.log(EXTENSION_TOP_MASS / (10 * Math.max(top, Number.MIN_VALUE))) / Math.log(perReach);

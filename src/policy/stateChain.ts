@@ -22,8 +22,18 @@ export interface StateSums {
   readonly batches: Float64Array;
 }
 
-/** Lists the branches at (s, j) in mode m by calling `take(action, probability, nextMode)`. */
-export type Branches = (s: number, j: number, m: number, take: (action: number, prob: number, mode: number) => void) => void;
+/**
+ * Writes the branches at (s, j) in mode m into `out` (at most two) and returns how many: action,
+ * probability, and the mode the chain goes on in. Arrays, not callbacks or objects, keep the
+ * builder's loop free of allocations and closures (it runs for every state of every evaluation).
+ */
+export type Branches = (s: number, j: number, m: number, out: BranchBuffer) => number;
+
+export interface BranchBuffer {
+  readonly action: Int32Array;
+  readonly prob: Float64Array;
+  readonly mode: Int32Array;
+}
 
 export interface StateChain {
   readonly chain: BandChain;
@@ -43,55 +53,58 @@ export function buildStateChain(
   const K = M * modes; // indices per level
   const n = levels * K;
   const ch = new BandChain(n, (shape.loLevels + 1) * K - 1, (shape.hiLevels + 1) * K - 1);
-  const sums: StateSums = {
-    H: new Float64Array(n),
-    Y: new Float64Array(n),
-    E: new Float64Array(n),
-    busy: new Float64Array(n),
-    served: new Float64Array(n),
-    batches: new Float64Array(n),
-  };
-  const at = (s: number, j: number, m: number): number => (Math.min(s, levels - 1) * M + j) * modes + m;
-  let i = 0;
-  let s = 0;
-  let j = 0;
-  const take = (a: number, prob: number, mode: number): void => {
-    if (a === 0) {
-      const out = proc.rates[j] - Q[j * M + j];
-      const y = 1 / out;
-      if (proc.rates[j] > 0) ch.add(i, at(s + 1, j, mode), (prob * proc.rates[j]) / out);
-      for (let jj = 0; jj < M; jj++) if (jj !== j) ch.add(i, at(s, jj, mode), (prob * Q[j * M + jj]) / out);
-      sums.H[i] += prob * s * y;
-      sums.Y[i] += prob * y;
-      sums.E[i] += prob * p.idlePower * y;
-      return;
-    }
-    const L = table.length[a];
-    const base = table.start[a] + j * L * M;
-    const first = s - a + table.offset[a];
-    for (let k = 0; k < L; k++) {
-      for (let jj = 0; jj < M; jj++) ch.add(i, at(first + k, jj, mode), prob * table.probs[base + k * M + jj]);
-    }
-    const l = p.meanService[a];
-    sums.H[i] += prob * (s * l + proc.meanRate * table.hold[a * M + j]);
-    sums.Y[i] += prob * l;
-    sums.E[i] += prob * p.busyPower[a] * l;
-    sums.busy[i] += prob * l;
-    sums.served[i] += prob * a;
-    sums.batches[i] += prob;
-  };
-  for (s = 0; s < levels; s++) {
-    for (j = 0; j < M; j++) {
+  const { a: band, width: W, lo } = ch;
+  const H = new Float64Array(n);
+  const Y = new Float64Array(n);
+  const E = new Float64Array(n);
+  const busy = new Float64Array(n);
+  const served = new Float64Array(n);
+  const batches = new Float64Array(n);
+  const out: BranchBuffer = { action: new Int32Array(2), prob: new Float64Array(2), mode: new Int32Array(2) };
+  const top = levels - 1;
+  for (let s = 0; s < levels; s++) {
+    for (let j = 0; j < M; j++) {
       for (let m = 0; m < modes; m++) {
-        i = (s * M + j) * modes + m;
-        branches(s, j, m, take);
+        const i = (s * M + j) * modes + m;
+        const row = i * W - i + lo; // band[row + z] = entry (i, z)
+        const count = branches(s, j, m, out);
+        for (let r = 0; r < count; r++) {
+          const a = out.action[r];
+          const prob = out.prob[r];
+          const mode = out.mode[r];
+          if (a === 0) {
+            const rate = proc.rates[j];
+            const leave = rate - Q[j * M + j];
+            const y = 1 / leave;
+            if (rate > 0) band[row + (Math.min(s + 1, top) * M + j) * modes + mode] += (prob * rate) / leave;
+            for (let jj = 0; jj < M; jj++) if (jj !== j) band[row + (s * M + jj) * modes + mode] += (prob * Q[j * M + jj]) / leave;
+            H[i] += prob * s * y;
+            Y[i] += prob * y;
+            E[i] += prob * p.idlePower * y;
+            continue;
+          }
+          const L = table.length[a];
+          const base = table.start[a] + j * L * M;
+          const first = s - a + table.offset[a];
+          for (let k = 0; k < L; k++) {
+            const to = Math.min(first + k, top) * M;
+            for (let jj = 0; jj < M; jj++) band[row + (to + jj) * modes + mode] += prob * table.probs[base + k * M + jj];
+          }
+          const l = p.meanService[a];
+          H[i] += prob * (s * l + proc.meanRate * table.hold[a * M + j]);
+          Y[i] += prob * l;
+          E[i] += prob * p.busyPower[a] * l;
+          busy[i] += prob * l;
+          served[i] += prob * a;
+          batches[i] += prob;
+        }
         // Only the stationary law is read; a reward is still needed by the reduction.
-        ch.time[i] = sums.Y[i];
-        ch.reward[i] = sums.H[i];
+        ch.time[i] = Y[i];
+        ch.reward[i] = H[i];
       }
     }
   }
-  return { chain: ch, sums };
+  return { chain: ch, sums: { H, Y, E, busy, served, batches } };
 }
 
 /** Long-run figures of a stationary law over a state chain: ratios of the averages of its sums. */
