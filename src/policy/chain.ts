@@ -109,14 +109,28 @@ interface Reduction {
   readonly mode: number;
   readonly reduced: Float64Array;
   readonly pivots: Float64Array;
+  readonly multipliers: Multipliers;
   /** The sojourn vector after the reduction (the same for every right-hand side). */
   readonly reducedTime: Float64Array;
+}
+
+/**
+ * The elimination's multipliers f(i, k) = a(i, k)/d(k), stored contiguously per eliminated state
+ * k (`span` rows each: k+1.. upwards in phase 1, k−1.. downwards in phase 2). The right-hand
+ * sides and the stationary law replay them; read from the band instead they would be a column
+ * walk, one cache line per entry, and cost as much as the elimination on wide bands.
+ */
+interface Multipliers {
+  readonly f: Float64Array;
+  readonly span: number;
 }
 
 function reduce(ch: BandChain, ref: number): Reduction {
   const { n, lo, hi, width: W } = ch;
   const a = ch.a.slice();
   const d = new Float64Array(n);
+  const span = Math.max(lo, hi);
+  const f = new Float64Array(n * span);
   const row = (i: number): number => i * W - i + lo; // a[row(i) + j] = entry (i, j)
 
   // Phase 1: eliminate 0..ref−1 upwards (the remaining states are all above k).
@@ -130,12 +144,14 @@ function reduce(ch: BandChain, ref: number): Reduction {
     if (!(Math.abs(dk) > 0)) throw new UnreachableReference(k);
     d[k] = dk;
     const ihi = Math.min(n - 1, k + lo);
+    const fk = k * span - k - 1; // f[fk + i] = f(i, k)
     for (let i = k + 1; i <= ihi; i++) {
       const ri = row(i);
       const aik = a[ri + k];
       if (aik === 0) continue;
-      const f = aik / dk;
-      for (let j = k + 1; j <= jhi; j++) a[ri + j] += f * a[rk + j];
+      const m = aik / dk;
+      f[fk + i] = m;
+      for (let j = k + 1; j <= jhi; j++) a[ri + j] += m * a[rk + j];
     }
   }
   // Phase 2: eliminate n−1..ref+1 downwards (the remaining states are in [ref, k)).
@@ -147,33 +163,38 @@ function reduce(ch: BandChain, ref: number): Reduction {
     if (!(Math.abs(dk) > 0)) throw new UnreachableReference(k);
     d[k] = dk;
     const ilo = Math.max(ref, k - hi);
+    const fk = k * span + k - 1; // f[fk − i] = f(i, k)
     for (let i = ilo; i < k; i++) {
       const ri = row(i);
       const aik = a[ri + k];
       if (aik === 0) continue;
-      const f = aik / dk;
-      for (let j = jlo; j < k; j++) a[ri + j] += f * a[rk + j];
+      const m = aik / dk;
+      f[fk - i] = m;
+      for (let j = jlo; j < k; j++) a[ri + j] += m * a[rk + j];
     }
   }
+  const multipliers = { f, span };
   // The right-hand sides follow the matrix through the stored multipliers (refinement reuses them).
-  const reward = forwardSubstitute(a, d, ch, ref, ch.reward.slice());
-  const time = forwardSubstitute(a, d, ch, ref, ch.time.slice());
+  const reward = forwardSubstitute(multipliers, ch, ref, ch.reward.slice());
+  const time = forwardSubstitute(multipliers, ch, ref, ch.time.slice());
   const gain = reward[ref] / time[ref];
   const values = backSubstitute(a, d, ch, ref, reward, time, gain);
 
-  // Stationary distribution by the same back-substitution on the columns.
+  // Stationary distribution: ν(k) = Σ_i ν(i)·a(i, k)/d(k) over the states i left when k went.
   const nu = new Float64Array(n);
   nu[ref] = 1;
   for (let k = ref + 1; k < n; k++) {
+    const fk = k * span + k - 1;
     let p = 0;
-    for (let i = Math.max(ref, k - hi); i < k; i++) p += nu[i] * a[row(i) + k];
-    nu[k] = p / d[k];
+    for (let i = Math.max(ref, k - hi); i < k; i++) p += nu[i] * f[fk - i];
+    nu[k] = p;
   }
   for (let k = ref - 1; k >= 0; k--) {
+    const fk = k * span - k - 1;
     let p = 0;
     const ihi = Math.min(n - 1, k + lo);
-    for (let i = k + 1; i <= ihi; i++) p += nu[i] * a[row(i) + k];
-    nu[k] = p / d[k];
+    for (let i = k + 1; i <= ihi; i++) p += nu[i] * f[fk + i];
+    nu[k] = p;
   }
   let total = 0;
   let mode = ref;
@@ -182,28 +203,28 @@ function reduce(ch: BandChain, ref: number): Reduction {
     if (nu[k] > nu[mode]) mode = k;
   }
   for (let k = 0; k < n; k++) nu[k] /= total;
-  return { gain, values, stationary: nu, ref, mode, reduced: a, pivots: d, reducedTime: time };
+  return { gain, values, stationary: nu, ref, mode, reduced: a, pivots: d, multipliers, reducedTime: time };
 }
 
 /**
  * Applies the elimination's updates to a right-hand side in place: each eliminated state k
- * passes f = a(i,k)/d(k) of its entry to the rows i it connects to (column k of the reduced
- * matrix keeps a(i,k) as it was when k went).
+ * passes f(i, k) of its entry to the rows i it connected to.
  */
-function forwardSubstitute(a: Float64Array, d: Float64Array, ch: BandChain, ref: number, v: Float64Array): Float64Array {
-  const { n, lo, hi, width: W } = ch;
+function forwardSubstitute(mult: Multipliers, ch: BandChain, ref: number, v: Float64Array): Float64Array {
+  const { n, lo, hi } = ch;
+  const { f, span } = mult;
   for (let k = 0; k < ref; k++) {
+    const vk = v[k];
+    if (vk === 0) continue;
+    const fk = k * span - k - 1;
     const ihi = Math.min(n - 1, k + lo);
-    for (let i = k + 1; i <= ihi; i++) {
-      const aik = a[i * W - i + lo + k];
-      if (aik !== 0) v[i] += (aik / d[k]) * v[k];
-    }
+    for (let i = k + 1; i <= ihi; i++) v[i] += f[fk + i] * vk;
   }
   for (let k = n - 1; k > ref; k--) {
-    for (let i = Math.max(ref, k - hi); i < k; i++) {
-      const aik = a[i * W - i + lo + k];
-      if (aik !== 0) v[i] += (aik / d[k]) * v[k];
-    }
+    const vk = v[k];
+    if (vk === 0) continue;
+    const fk = k * span + k - 1;
+    for (let i = Math.max(ref, k - hi); i < k; i++) v[i] += f[fk - i] * vk;
   }
   return v;
 }
@@ -243,7 +264,7 @@ function backSubstitute(
  */
 function refineOnce(ch: BandChain, sol: Reduction): void {
   const { n, lo, hi, width: W, a } = ch;
-  const { values: h, gain: g, ref, reduced, pivots, reducedTime } = sol;
+  const { values: h, gain: g, ref, reduced, pivots, multipliers, reducedTime } = sol;
   const r = new Float64Array(n);
   for (let s = 0; s < n; s++) {
     const rs = s * W - s + lo;
@@ -257,7 +278,7 @@ function refineOnce(ch: BandChain, sol: Reduction): void {
     }
     r[s] = ch.reward[s] - g * ch.time[s] + acc;
   }
-  forwardSubstitute(reduced, pivots, ch, ref, r);
+  forwardSubstitute(multipliers, ch, ref, r);
   const dg = r[ref] / reducedTime[ref];
   const dh = backSubstitute(reduced, pivots, ch, ref, r, reducedTime, dg);
   for (let s = 0; s < n; s++) h[s] += dh[s];
