@@ -94,6 +94,29 @@ describe(`batched GPU solves${gpu.skip}`, () => {
     }
   });
 
+  it.skipIf(!gpu.ctx)('MMPP scenarios in a batch: a one-phase one joins the rounds, a two-phase one is solved on its own, both as solved alone', async () => {
+    const base = smallCase(400);
+    const onePhase: Scenario = { ...base, arrivalRate: 0, arrivalProcess: { mmpp: { rates: [base.arrivalRate], generator: [0] } } };
+    const twoPhase: Scenario = {
+      ...smallCase(401),
+      arrivalRate: 0,
+      arrivalProcess: { burst: { meanRate: 0.4 * (smallCase(401).maxBatchSize / 0.0052), peakToMean: 1.5, meanBurstSeconds: 0.02, meanGapSeconds: 0.08 } },
+    };
+    const perSubmit: number[] = [];
+    const items = await collect([base, onePhase, twoPhase], { hooks: { afterSubmit: (i) => perSubmit.push(i.scenarios) } });
+    // The two one-phase scenarios share the first round's dispatches.
+    expect(perSubmit[0]).toBe(2);
+    for (const [i, s] of [base, onePhase, twoPhase].entries()) {
+      const batched = resultOf(items.get(i));
+      const alone = await solveScenario(s, { backend: 'CPU' });
+      expect(Math.abs(batched.averageCost - alone.averageCost)).toBeLessThanOrEqual(1e-9 * alone.averageCost);
+      expect(batched.averageCostLower).toBeLessThanOrEqual(alone.averageCost * (1 + 1e-9));
+      expect(batched.averageCostUpper).toBeGreaterThanOrEqual(alone.averageCost * (1 - 1e-9));
+    }
+    expect(resultOf(items.get(2)).policy.phases!.length).toBe(2);
+    expect(resultOf(items.get(0)).averageCost).toBe(resultOf(items.get(1)).averageCost);
+  });
+
   it.skipIf(!gpu.ctx)('scenarios that ask for the CPU are solved there', async () => {
     const s = { ...smallCase(300), solver: { backend: 'CPU' as const } };
     const items = await collect([s, smallCase(301)], {});
