@@ -3,7 +3,6 @@
  * them with keepCase = false and enums as strings). Requests are loose (`unknown` where the
  * validator takes over); responses reuse the core result types.
  */
-import type { Scenario } from '../model/scenario.js';
 import type { PolicySummary } from '../policy/policy.js';
 import type { EvaluationResult, SolveResult } from '../solve/result.js';
 import type { SimulationResult } from '../sim/result.js';
