@@ -20,6 +20,8 @@ export class Meter {
   started = false;
   windowStart = NaN;
   measured = 0;
+  /** atBatchStart has work only once `measured` reaches this: 0 until the window starts, then the next group edge. */
+  due = 0;
   readonly classSum: Float64Array;
   readonly classHol: Float64Array;
   readonly classHist: LogHistogram[];
@@ -78,6 +80,7 @@ export class Meter {
       this.closeGroup(now);
       this.groupEdge = Math.ceil(((this.groups + 1) * this.o.requests) / this.o.ciBatches);
     }
+    this.due = this.groupEdge;
     return true;
   }
 

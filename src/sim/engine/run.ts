@@ -1,12 +1,10 @@
 import { throwIfAborted } from '../../model/errors.js';
 import type { ArrivalStream } from '../arrivals.js';
 import type { SimPolicy } from '../policies/types.js';
-import { askBatch, askWake } from './contract.js';
-import { HolClocks } from './hol.js';
-import { Meter } from './meter.js';
+import { batchError, wakeError } from './contract.js';
+import { RunContext } from './context.js';
 import { oldestHead, slowerShare, slowestClass, takeOldest } from './mixed.js';
 import type { RequestRing } from './ring.js';
-import { ServerState } from './state.js';
 import type { EngineOptions, EngineOutput, EngineSystem, Router } from './types.js';
 
 /** Abort and progress are checked about this often (served requests): tens of ms at most. */
@@ -35,33 +33,30 @@ export function runEngine(
   router: Router | null,
   o: EngineOptions,
 ): EngineOutput {
-  const C = arrivals.length;
-  const N = sys.servers.length;
-  if (router === null && N !== 1) throw new Error(`runEngine: ${N} servers need a router`);
-  const mixed = sys.mixed;
-  const state = new ServerState(sys, C, o);
-  const meter = new Meter(sys.servers, C, o);
-  const hol = C > 1 ? new HolClocks(N, C) : null;
-  const { rings, samplers, doneAt, wakeAt, waitingN, inServiceN, batchMask, lastT, lastCls, lastSize, lastStart } = state;
-  // Hoisted out of the loop: per server, its max batch size, busy power and service laws.
-  const maxBatch = Int32Array.from(sys.servers, (s) => s.maxBatchSize);
-  const busyPower = sys.servers.map((s) => s.busyPower);
-  const service = sys.servers.map((s) => s.service);
-  const { classHist, classSum, groupSum, groupN, accBusy, accEnergy, gBusy, gEnergy, batchSizes } = meter;
-  const counts = new Int32Array(C);
-  const onServed = o.onServed;
-  for (const P of policies) for (const p of P) p.reset();
-  // Phase-aware policies (MMPP tables) read their class's phase; a mixed policy reads class 0's.
-  for (const P of policies) P.forEach((p, c) => p.bindArrivals?.(arrivals[mixed ? 0 : c]));
-  router?.reset();
-  const nextArr = new Float64Array(C);
-  for (let c = 0; c < C; c++) nextArr[c] = arrivals[c].next();
+  const run = new RunContext(sys, policies, arrivals, router, o);
+  while (advance(run, run.served + CHECK_EVERY)) {
+    throwIfAborted(o.signal);
+    o.onProgress?.(run.meter.measured, o.requests);
+  }
+  return run.finish();
+}
 
-  let now = 0;
-  let served = 0;
-  let tag = 0;
-  let nextCheck = CHECK_EVERY;
-  let stop: EngineOutput['stop'] = 'requests';
+/**
+ * Runs events until `until` requests have started (true: the run goes on) or the run stops
+ * (false). The run is cut into these stretches so that V8 optimises this function as a whole,
+ * once, and reuses that code in every later stretch and run: a single loop over a whole run is
+ * optimised on the stack (OSR) again in every run, which cost tens of ms of compiling each time.
+ * The run's state lives in locals here, written back at the end of the stretch.
+ */
+function advance(run: RunContext, until: number): boolean {
+  const { C, N, mixed, policies, arrivals, router, state, meter, hol, maxBatch, busyPower, service, nextArr, counts } = run;
+  const { rings, samplers, doneAt, wakeAt, inServiceN, batchMask, lastT, lastCls, lastSize, lastStart } = state;
+  const { classHist, classSum, groupSum, groupN, accBusy, accEnergy, gBusy, gEnergy, batchSizes } = meter;
+  const onServed = run.o.onServed;
+  let now = run.now;
+  let served = run.served;
+  let tag = run.tag;
+  let more = true;
   run: for (;;) {
     // The next completion or wake-up (ties: lowest index) …
     let a = -1;
@@ -75,6 +70,15 @@ export function runEngine(
     }
     // … and the arrivals before it: each joins its queue, and one to an idle server is a decision epoch there.
     let arrived = false;
+    if (router === null && C === 1 && doneAt[0] >= 0) {
+      // One server with one class, busy until evT: the arrivals before then can only queue.
+      // The single-server simulator spends most of its time here, so this loop is kept bare.
+      const ring = rings[0];
+      const source = arrivals[0];
+      let t = nextArr[0];
+      for (; t <= evT; t = source.next()) ring.push(t, 0, tag++);
+      nextArr[0] = t;
+    }
     for (;;) {
       let ac = 0;
       let t = nextArr[0];
@@ -86,7 +90,8 @@ export function runEngine(
       }
       if (t > evT) break;
       if (t === Infinity) {
-        stop = 'arrivals-exhausted';
+        run.stop = 'arrivals-exhausted';
+        more = false;
         break run;
       }
       now = t;
@@ -97,7 +102,6 @@ export function runEngine(
         to = router.route(ac, state);
       }
       rings[to * C + ac].push(now, hol === null ? 0 : hol.mark(to, ac, now, doneAt[to], batchMask[to]), tag++);
-      waitingN[to]++;
       if (doneAt[to] < 0) {
         a = to;
         arrived = true;
@@ -109,40 +113,37 @@ export function runEngine(
       if (doneAt[a] >= 0) {
         // A completion: the policy that chose the batch hears of it (AIMD adapts its cap from it).
         doneAt[a] = -1;
-        policies[a][mixed ? 0 : lastCls[a]].onBatchDone(inServiceN[a], lastT[a]);
+        policies[a][lastCls[a]].onBatchDone(inServiceN[a], lastT[a]);
         inServiceN[a] = 0;
       }
     }
 
-    // ---- decision epoch at idle server a, at `now`
+    // ---- decision epoch at idle server a, at `now`: each class's policy (mixed: the one policy,
+    // on all classes) serves or waits; of those that serve, the oldest head goes first.
     const P = policies[a];
     const B = maxBatch[a];
     const base = a * C;
     let b = 0;
     let cls = -1;
     let wake = Infinity;
-    if (mixed) {
-      const q = waitingN[a];
-      if (q > 0) {
-        const oldest = oldestHead(rings, base, C);
-        b = askBatch(P[0], q, now, oldest, B);
-        if (b === 0) wake = askWake(P[0], q, now, oldest);
-      }
-    } else {
-      // Among the classes whose policy wants to serve, the oldest head goes first.
-      let bestHead = Infinity;
-      for (let c = 0; c < C; c++) {
-        const ring = rings[base + c];
-        const q = ring.count;
-        if (q === 0) continue;
-        const head = ring.time[ring.head];
-        const want = askBatch(P[c], q, now, head, B);
-        if (want === 0) {
-          const w = askWake(P[c], q, now, head);
-          if (w < wake) wake = w;
-        } else if (head < bestHead) {
+    let bestHead = Infinity;
+    for (let k = 0; k < (mixed ? 1 : C); k++) {
+      const ring = rings[base + k];
+      const q = mixed ? state.waiting(a) : ring.count;
+      if (q === 0) continue;
+      const head = mixed ? oldestHead(rings, base, C) : ring.time[ring.head];
+      // The policy contract (src/sim/policies/types.ts), checked here: the calls stay inlinable.
+      const policy = P[k];
+      const want = policy.decide(q, now, head);
+      if (want === 0) {
+        const w = policy.wakeAt(q, now, head);
+        if (!(w > now) && w !== Infinity) throw wakeError(policy, now, w);
+        if (w < wake) wake = w;
+      } else {
+        if (!(want >= 1 && want <= q && want <= B && Number.isInteger(want))) throw batchError(policy, want, q, B);
+        if (head < bestHead) {
           bestHead = head;
-          cls = c;
+          cls = k;
           b = want;
         }
       }
@@ -152,11 +153,15 @@ export function runEngine(
       continue;
     }
     wakeAt[a] = Infinity;
-    if (!meter.atBatchStart(now, served)) break;
+    // The meter acts only at group edges (and during warm-up): one comparison otherwise.
+    if (meter.measured >= meter.due && !meter.atBatchStart(now, served)) {
+      more = false;
+      break;
+    }
 
     // ---- start a batch of b at server a
     const measuring = meter.measuring;
-    const pad = P[mixed ? 0 : cls].padding;
+    const pad = P[cls].padding;
     const size = pad === null ? b : pad[b];
     let slow = cls;
     let mask = 1 << cls;
@@ -204,7 +209,6 @@ export function runEngine(
       batchSizes[a][b]++;
     }
     served += b;
-    waitingN[a] -= b;
     inServiceN[a] = b;
     batchMask[a] = mask;
     lastT[a] = T;
@@ -212,21 +216,12 @@ export function runEngine(
     lastSize[a] = size;
     lastStart[a] = measuring ? now : -1;
     doneAt[a] = done;
-    if (served >= nextCheck) {
-      nextCheck = served + CHECK_EVERY;
-      throwIfAborted(o.signal);
-      o.onProgress?.(meter.measured, o.requests);
-    }
+    if (served >= until) break;
   }
-  // Batches still running at the stop were counted whole: only their part inside the window stays.
-  for (let s = 0; s < N; s++) {
-    if (meter.started && doneAt[s] > now && lastStart[s] >= meter.windowStart) {
-      const over = doneAt[s] - now;
-      accBusy[s] -= over;
-      accEnergy[s] -= busyPower[s][lastSize[s]] * over;
-    }
-  }
-  return meter.finish(now, served, stop);
+  run.now = now;
+  run.served = served;
+  run.tag = tag;
+  return more;
 }
 
 /** Tells `onServed` of the n oldest requests of ring (class c at server a), served by a batch ending at `done`. */

@@ -17,8 +17,7 @@ export class ServerState implements FleetView {
   readonly doneAt: Float64Array;
   /** While idle and waiting: when a policy asked to decide again (Infinity: at the next arrival). */
   readonly wakeAt: Float64Array;
-  /** Requests waiting (all classes) and in the running batch. */
-  readonly waitingN: Float64Array;
+  /** Requests in the running batch. */
   readonly inServiceN: Float64Array;
   /** Classes in the running batch, one bit each. */
   readonly batchMask: Int32Array;
@@ -50,7 +49,6 @@ export class ServerState implements FleetView {
     });
     this.doneAt = new Float64Array(N).fill(-1);
     this.wakeAt = new Float64Array(N).fill(Infinity);
-    this.waitingN = new Float64Array(N);
     this.inServiceN = new Float64Array(N);
     this.batchMask = new Int32Array(N);
     this.lastT = new Float64Array(N);
@@ -60,7 +58,9 @@ export class ServerState implements FleetView {
   }
 
   waiting(a: number): number {
-    return this.waitingN[a];
+    let n = 0;
+    for (let c = 0; c < this.C; c++) n += this.rings[a * this.C + c].count;
+    return n;
   }
   waitingOf(a: number, c: number): number {
     return this.rings[a * this.C + c].count;
