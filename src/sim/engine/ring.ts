@@ -37,6 +37,13 @@ export class RequestRing {
     this.count++;
   }
 
+  /** push() for a ring with neither marks nor tags: the single-server hot path. */
+  pushTime(t: number): void {
+    if (this.count === this.time.length) this.grow(t);
+    this.time[(this.head + this.count) & this.mask] = t;
+    this.count++;
+  }
+
   /** Arrival time of the i-th oldest waiting request (0 = head). */
   at(i: number): number {
     return this.time[(this.head + i) & this.mask];

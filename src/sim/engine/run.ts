@@ -70,42 +70,46 @@ function advance(run: RunContext, until: number): boolean {
     }
     // … and the arrivals before it: each joins its queue, and one to an idle server is a decision epoch there.
     let arrived = false;
-    if (router === null && C === 1 && doneAt[0] >= 0) {
+    if (router === null && C === 1 && onServed === undefined && doneAt[0] >= 0) {
       // One server with one class, busy until evT: the arrivals before then can only queue.
-      // The single-server simulator spends most of its time here, so this loop is kept bare.
+      // The single-server simulator spends most of its time here, so this loop is kept bare
+      // (its ring keeps neither marks nor tags; the tag count moves on by the arrivals queued).
       const ring = rings[0];
       const source = arrivals[0];
+      const before = ring.count;
       let t = nextArr[0];
-      for (; t <= evT; t = source.next()) ring.push(t, 0, tag++);
+      for (; t <= evT; t = source.next()) ring.pushTime(t);
       nextArr[0] = t;
-    }
-    for (;;) {
-      let ac = 0;
-      let t = nextArr[0];
-      for (let c = 1; c < C; c++) {
-        if (nextArr[c] < t) {
-          t = nextArr[c];
-          ac = c;
+      tag += ring.count - before;
+    } else {
+      for (;;) {
+        let ac = 0;
+        let t = nextArr[0];
+        for (let c = 1; c < C; c++) {
+          if (nextArr[c] < t) {
+            t = nextArr[c];
+            ac = c;
+          }
         }
-      }
-      if (t > evT) break;
-      if (t === Infinity) {
-        run.stop = 'arrivals-exhausted';
-        more = false;
-        break run;
-      }
-      now = t;
-      nextArr[ac] = arrivals[ac].next();
-      let to = 0;
-      if (router !== null) {
-        state.now = now;
-        to = router.route(ac, state);
-      }
-      rings[to * C + ac].push(now, hol === null ? 0 : hol.mark(to, ac, now, doneAt[to], batchMask[to]), tag++);
-      if (doneAt[to] < 0) {
-        a = to;
-        arrived = true;
-        break;
+        if (t > evT) break;
+        if (t === Infinity) {
+          run.stop = 'arrivals-exhausted';
+          more = false;
+          break run;
+        }
+        now = t;
+        nextArr[ac] = arrivals[ac].next();
+        let to = 0;
+        if (router !== null) {
+          state.now = now;
+          to = router.route(ac, state);
+        }
+        rings[to * C + ac].push(now, hol === null ? 0 : hol.mark(to, ac, now, doneAt[to], batchMask[to]), tag++);
+        if (doneAt[to] < 0) {
+          a = to;
+          arrived = true;
+          break;
+        }
       }
     }
     if (!arrived) {
