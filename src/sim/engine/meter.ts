@@ -8,7 +8,8 @@ export interface MeterOptions {
 }
 
 /**
- * The measurement of one run: warm-up, the window, the batch-means groups and the sums.
+ * The measurement of one run: warm-up, the window, the batch-means groups and the sums (the
+ * event loop, run.ts, adds to the sums' arrays itself and calls atBatchStart only at `due`).
  *
  * The first `warmup` requests to start service are not measured; the window runs from the next
  * batch start to the first batch start at which `requests` have been measured, so it holds whole
