@@ -57,7 +57,7 @@ function advance(run: RunContext, until: number): boolean {
   let served = run.served;
   let tag = run.tag;
   let more = true;
-  run: for (;;) {
+  events: for (;;) {
     // The next completion or wake-up (ties: lowest index) …
     let a = -1;
     let evT = Infinity;
@@ -95,7 +95,7 @@ function advance(run: RunContext, until: number): boolean {
         if (t === Infinity) {
           run.stop = 'arrivals-exhausted';
           more = false;
-          break run;
+          break events;
         }
         now = t;
         nextArr[ac] = arrivals[ac].next();
