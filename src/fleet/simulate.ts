@@ -34,7 +34,7 @@ export function classSeed(seed: number, c: number): number {
 }
 
 /** The fleet as the engine's system: accelerator a serves class c with its kind's pair model for c. */
-export function fleetSystem(f: FleetParams): EngineSystem {
+function fleetSystem(f: FleetParams): EngineSystem {
   const kindOf = acceleratorKinds(f);
   const servers = f.kinds.map((k) => ({ maxBatchSize: k.maxBatchSize, service: k.pairs, busyPower: k.busyPower, idlePower: k.idlePower }));
   return { servers: Array.from(kindOf, (k) => servers[k]), mixed: f.batching === 'MIXED' };
