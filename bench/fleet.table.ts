@@ -9,8 +9,8 @@ import { planSegregation, segregationSetup } from '../src/fleet/segregation.js';
 import { simulateFleet } from '../src/fleet/simulate.js';
 import { simpleRouter } from '../src/fleet/routers.js';
 import type { FleetSimulation } from '../src/fleet/result.js';
-import { LinearRouter } from '../src/learn/linearRouter.js';
-import { trainRouter } from '../src/learn/trainRouter.js';
+import { LinearRouter } from '../src/fleet/learn/linearRouter.js';
+import { trainRouter } from '../src/fleet/learn/trainRouter.js';
 import { twoClassFleet } from '../test/fleet/helpers.js';
 
 const REQUESTS = 400_000;

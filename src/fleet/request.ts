@@ -5,7 +5,7 @@
  * into a call of plain data that can cross to a worker thread, and `runFleet…Call` answers it
  * with the library's results (what `batchwise fleet simulate|plan --json` prints).
  */
-import { LinearRouter, type RouterWeights } from '../learn/linearRouter.js';
+import { LinearRouter, type RouterWeights } from './learn/linearRouter.js';
 import { LimitError, ScenarioError } from '../model/errors.js';
 import { SIM_LIMITS } from '../sim/limits.js';
 import { checkNumber, countValue, isAbsent, isObj, literal, rejectUnknown, reroot, underField } from '../validate/index.js';

@@ -1,6 +1,6 @@
 import { CONFIDENCE_LEVEL } from '../sim/result.js';
 import { meanHalfWidth } from '../sim/stats.js';
-import type { FleetEngineOutput } from './engine.js';
+import type { EngineOutput } from '../sim/engine/index.js';
 import { acceleratorKinds, type FleetParams } from './scenario.js';
 
 /** Response-time figures of one class, seconds. */
@@ -50,7 +50,7 @@ export interface FleetSimulation {
   readonly accelerators: readonly AcceleratorMetrics[];
 }
 
-export function summarizeFleet(f: FleetParams, out: FleetEngineOutput, meta: { router: string; seed: number }): FleetSimulation {
+export function summarizeFleet(f: FleetParams, out: EngineOutput, meta: { router: string; seed: number }): FleetSimulation {
   const C = f.classes.length;
   const T = out.windowSeconds;
   const G = out.groups;

@@ -3,31 +3,11 @@
  * a load balancer could see (queue lengths, whether a batch is running and until when).
  */
 import { ScenarioError } from '../model/errors.js';
+import type { FleetView, Router } from '../sim/engine/index.js';
 import { Rng } from '../sim/rng.js';
 
-/** What a router sees of the fleet at an arrival. */
-export interface FleetView {
-  readonly size: number;
-  /** Requests waiting at accelerator a (all classes). */
-  waiting(a: number): number;
-  /** Requests waiting at accelerator a of class c. */
-  waitingOf(a: number, c: number): number;
-  /** Requests in the batch now in service at a (0 when idle). */
-  inService(a: number): number;
-  /** Seconds until a's current batch completes (0 when idle). */
-  remaining(a: number): number;
-  /** Whether a's running batch holds requests of class c (false when idle). */
-  serving(a: number, c: number): boolean;
-  /** Amortised work of one class-c request on a: l(B)/B of its kind, seconds. */
-  perItem(a: number, c: number): number;
-}
-
-export interface Router {
-  readonly name: string;
-  route(cls: number, view: FleetView): number;
-  /** Back to the initial state (a fresh run with the same seed repeats itself). */
-  reset(): void;
-}
+// The engine defines what a router is and sees; the fleet's routers implement it.
+export type { FleetView, Router } from '../sim/engine/index.js';
 
 /** Stream number of the router's random choices (the simulator uses 0 and 1 + accelerator). */
 export const STREAM_ROUTER = 0x7fff;

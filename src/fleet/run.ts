@@ -3,7 +3,7 @@
  * plan first when asked for it, or loading a trained router's weights.
  */
 import { ScenarioError } from '../model/errors.js';
-import { LinearRouter, type RouterWeights } from '../learn/linearRouter.js';
+import { LinearRouter, type RouterWeights } from './learn/linearRouter.js';
 import type { FleetSimulation } from './result.js';
 import { parseRouterName, simpleRouter } from './routers.js';
 import type { FleetParams } from './scenario.js';

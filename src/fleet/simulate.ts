@@ -1,11 +1,12 @@
-import { ScenarioError } from '../model/errors.js';
+import { LimitError, ScenarioError } from '../model/errors.js';
 import type { Policy } from '../policy/policy.js';
-import { MmppTablePolicy } from '../sim/mmpp.js';
+import { ArrivalSource, type ArrivalStream } from '../sim/arrivals.js';
+import { runEngine, type EngineSystem } from '../sim/engine/index.js';
+import { MmppArrivals, MmppTablePolicy } from '../sim/mmpp.js';
 import { SIM_DEFAULTS, SIM_LIMITS } from '../sim/limits.js';
 import type { SimPolicy } from '../sim/policies/types.js';
 import { buildSimPolicy, parseSimPolicySpec } from '../sim/policySpec.js';
 import { tablePolicy } from '../sim/simulate.js';
-import { runFleetEngine } from './engine.js';
 import { summarizeFleet, type FleetSimulation } from './result.js';
 import type { Router } from './routers.js';
 import { acceleratorKinds, type FleetParams } from './scenario.js';
@@ -24,6 +25,25 @@ export interface FleetSimulateOptions {
   readonly tables?: readonly (readonly (Policy | null)[])[];
   readonly signal?: AbortSignal;
   readonly onServed?: (tag: number, cls: number, acc: number, response: number) => void;
+}
+
+/** Seed of class c's arrival stream: class 0 uses the run's seed, as the single-server simulator does. */
+export function classSeed(seed: number, c: number): number {
+  return (seed + c * 1_000_003) % 2 ** 53;
+}
+
+/** The fleet as the engine's system: accelerator a serves class c with its kind's pair model for c. */
+function fleetSystem(f: FleetParams): EngineSystem {
+  const kindOf = acceleratorKinds(f);
+  const servers = f.kinds.map((k) => ({ maxBatchSize: k.maxBatchSize, service: k.pairs, busyPower: k.busyPower, idlePower: k.idlePower }));
+  return { servers: Array.from(kindOf, (k) => servers[k]), mixed: f.batching === 'MIXED' };
+}
+
+/** One arrival stream per class: Poisson, or MMPP when the class has an arrival process. */
+function classArrivals(f: FleetParams, seed: number): ArrivalStream[] {
+  return f.classes.map((cl, c) =>
+    cl.arrivalProcess ? new MmppArrivals(cl.arrivalProcess, classSeed(seed, c)) : ArrivalSource.poisson(cl.arrivalRate, classSeed(seed, c)),
+  );
 }
 
 /** Builds every accelerator's policies: [a][c] per class, or [a][0] for MIXED batching. */
@@ -66,12 +86,14 @@ export function simulateFleet(f: FleetParams, router: Router, opts: FleetSimulat
   const ciBatches = opts.ciBatches ?? SIM_DEFAULTS.ciBatches;
   const warmup = opts.warmup ?? Math.max(SIM_DEFAULTS.minWarmup, Math.ceil(requests * SIM_DEFAULTS.warmupShare));
   const policies = buildFleetPolicies(f, opts.tables);
-  const out = runFleetEngine(f, policies, router, {
+  const out = runEngine(fleetSystem(f), policies, classArrivals(f, seed), router, {
     requests,
     warmup,
     ciBatches,
     seed,
     maxQueued: SIM_LIMITS.maxQueued,
+    overflow: (limit, now) =>
+      new LimitError('router', `an accelerator queue passed ${limit} waiting requests at t = ${now} s: the fleet cannot keep up under this router and policy (unstable)`),
     signal: opts.signal,
     onServed: opts.onServed,
   });

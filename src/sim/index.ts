@@ -1,4 +1,10 @@
-/** The simulator's public surface (re-exported from src/index.ts). */
+/**
+ * src/sim: simulating batching servers. One seeded discrete-event engine (engine/: N servers ×
+ * C classes with a router) runs both the single server of spec §1 (simulate.ts: one server, one
+ * class) and the fleet (src/fleet); around it, the serving systems' policies (policies/), the
+ * arrival streams (Poisson, trace, MMPP), service laws, results with batch-means CIs, and the
+ * policy comparisons (compare). This file is its public surface (re-exported from src/index.ts).
+ */
 export { simulate, simulateDetailed, tablePolicy, type SimulateOptions, type DetailedSimulation } from './simulate.js';
 export type { SimulationResult, SimulationConfidence, ResponsePercentiles } from './result.js';
 export { CONFIDENCE_LEVEL } from './result.js';

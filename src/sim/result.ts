@@ -1,4 +1,5 @@
-import type { EngineOutput, EngineSystem } from './engine.js';
+import type { ModelParams } from '../model/scenario.js';
+import type { EngineOutput } from './engine/index.js';
 import { meanHalfWidth } from './stats.js';
 
 /** Confidence level of the batch-means intervals. */
@@ -54,37 +55,55 @@ export interface SimulationResult {
   readonly stop: 'requests' | 'arrivals-exhausted';
 }
 
+/** A result plus the cost of each batch-means group, for paired comparisons of policies run on one seed. */
+export interface DetailedSimulation {
+  readonly result: SimulationResult;
+  /** w_lat·R̄_j + w_pow·P̄_j of group j (length = result.confidence.batches). */
+  readonly groupCost: Float64Array;
+}
+
+/** The single-server run's figures: server 0, class 0 of the engine's output. */
 export function summarize(
-  sys: EngineSystem,
+  sys: Pick<ModelParams, 'idlePower' | 'latencyWeight' | 'powerWeight'>,
   out: EngineOutput,
   meta: { policy: string; arrivals: 'poisson' | 'trace' | 'mmpp'; seed: number },
-): SimulationResult {
+): DetailedSimulation {
   const T = out.windowSeconds;
-  const meanResponseTime = out.sumResponse / out.measured;
-  const meanPower = out.energy / T;
-  const h = out.histogram;
-  let last = out.batchSizes.length - 1;
-  while (last > 1 && out.batchSizes[last] === 0) last--;
-  return {
+  const G = out.groups;
+  const busy = out.accBusy[0];
+  const batches = out.accBatches[0];
+  const meanResponseTime = out.classSum[0] / out.measured;
+  const meanPower = (out.accEnergy[0] + sys.idlePower * (T - busy)) / T;
+  const groupResponse = new Float64Array(G);
+  const groupCost = new Float64Array(G);
+  for (let g = 0; g < G; g++) {
+    groupResponse[g] = out.groupSum[g] / out.groupN[g];
+    groupCost[g] = sys.latencyWeight * groupResponse[g] + sys.powerWeight * out.groupPower[g];
+  }
+  const h = out.classHist[0];
+  const sizes = out.batchSizes[0];
+  let last = sizes.length - 1;
+  while (last > 1 && sizes[last] === 0) last--;
+  const result: SimulationResult = {
     policy: meta.policy,
     arrivals: meta.arrivals,
     seed: meta.seed,
     requests: out.measured,
     warmupRequests: out.warmupRequests,
-    batches: out.batches,
+    batches,
     simulatedSeconds: T,
     averageCost: sys.latencyWeight * meanResponseTime + sys.powerWeight * meanPower,
     meanResponseTime,
     meanPower,
-    utilization: out.busySeconds / T,
+    utilization: busy / T,
     throughput: out.measured / T,
-    meanBatchSize: out.measured / out.batches,
+    meanBatchSize: out.measured / batches,
     confidence: {
       level: CONFIDENCE_LEVEL,
-      batches: out.groups,
-      averageCost: meanHalfWidth(out.groupCost, out.groups, CONFIDENCE_LEVEL),
-      meanResponseTime: meanHalfWidth(out.groupResponse, out.groups, CONFIDENCE_LEVEL),
-      meanPower: meanHalfWidth(out.groupPower, out.groups, CONFIDENCE_LEVEL),
+      batches: G,
+      averageCost: meanHalfWidth(groupCost, G, CONFIDENCE_LEVEL),
+      meanResponseTime: meanHalfWidth(groupResponse, G, CONFIDENCE_LEVEL),
+      meanPower: meanHalfWidth(out.groupPower, G, CONFIDENCE_LEVEL),
     },
     percentiles: {
       p50: h.quantile(0.5),
@@ -94,7 +113,8 @@ export function summarize(
       p999: h.quantile(0.999),
       max: h.max,
     },
-    batchSizeHistogram: Array.from(out.batchSizes.subarray(0, last + 1)),
+    batchSizeHistogram: Array.from(sizes.subarray(0, last + 1)),
     stop: out.stop,
   };
+  return { result, groupCost };
 }

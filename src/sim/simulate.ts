@@ -3,12 +3,10 @@ import type { ModelParams } from '../model/scenario.js';
 import { checkPolicy, formatPolicy, type Policy } from '../policy/policy.js';
 import { ArrivalSource, type ArrivalStream } from './arrivals.js';
 import { MmppArrivals } from './mmpp.js';
-import { runEngine } from './engine.js';
+import { runEngine, type EngineSystem } from './engine/index.js';
 import { TablePolicy } from './policies/table.js';
 import type { SimPolicy } from './policies/types.js';
-import { summarize, type SimulationResult } from './result.js';
-import { Rng, STREAM_SERVICE } from './rng.js';
-import { ServiceSampler } from './service.js';
+import { summarize, type DetailedSimulation, type SimulationResult } from './result.js';
 import { SIM_DEFAULTS, SIM_LIMITS } from './limits.js';
 
 export interface SimulateOptions {
@@ -35,12 +33,7 @@ export function simulate(params: ModelParams, policy: SimPolicy | Policy, opts: 
   return simulateDetailed(params, policy, opts).result;
 }
 
-/** A result plus the cost of each batch-means group, for paired comparisons of policies run on one seed. */
-export interface DetailedSimulation {
-  readonly result: SimulationResult;
-  /** w_lat·R̄_j + w_pow·P̄_j of group j (length = result.confidence.batches). */
-  readonly groupCost: Float64Array;
-}
+export type { DetailedSimulation } from './result.js';
 
 export function simulateDetailed(params: ModelParams, policy: SimPolicy | Policy, opts: SimulateOptions = {}): DetailedSimulation {
   const sim = isSimPolicy(policy) ? policy : tablePolicy(policy, params.maxBatchSize);
@@ -70,22 +63,27 @@ export function simulateDetailed(params: ModelParams, policy: SimPolicy | Policy
   }
   checkInteger(requests, 'requests', 1, SIM_LIMITS.maxRequests);
 
-  const service = new ServiceSampler(params.meanService, params, new Rng(seed, STREAM_SERVICE));
-  const out = runEngine(params, sim, arrivals, service, {
+  const out = runEngine(singleServer(params), [[sim]], [arrivals], null, {
     requests,
     warmup,
     ciBatches,
+    seed,
     maxQueued: SIM_LIMITS.maxQueued,
+    overflow: (limit, now) =>
+      new LimitError('policy', `the queue passed ${limit} waiting requests at t = ${now} s: the policy cannot keep up with the arrivals (unstable)`),
     signal: opts.signal,
     onProgress: opts.onProgress,
   });
   if (out.measured === 0) {
     throw new ScenarioError('trace', `ended before any request was measured (warm-up ${warmup} requests)`);
   }
-  return {
-    result: summarize(params, out, { policy: sim.name, arrivals: opts.trace ? 'trace' : params.arrivalProcess ? 'mmpp' : 'poisson', seed }),
-    groupCost: out.groupCost.slice(0, out.groups),
-  };
+  return summarize(params, out, { policy: sim.name, arrivals: opts.trace ? 'trace' : params.arrivalProcess ? 'mmpp' : 'poisson', seed });
+}
+
+/** The scenario as the engine's system: one server, one class. */
+function singleServer(params: ModelParams): EngineSystem {
+  const { maxBatchSize, busyPower, idlePower } = params;
+  return { servers: [{ maxBatchSize, service: [params], busyPower, idlePower }], mixed: false };
 }
 
 /** Wraps a state policy of src/policy, named `greedy`, `static:b` where it is one, else its table. */

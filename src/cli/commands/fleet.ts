@@ -5,7 +5,7 @@ import { ROUTER_NAMES } from '../../fleet/routers.js';
 import { validateFleet } from '../../fleet/scenario.js';
 import { planSegregation } from '../../fleet/segregation.js';
 import { leastAccelerators } from '../../fleet/sizing.js';
-import type { RouterWeights } from '../../learn/linearRouter.js';
+import type { RouterWeights } from '../../fleet/learn/linearRouter.js';
 import { ScenarioError } from '../../model/errors.js';
 import type { Command } from 'commander';
 import { validateScenario } from '../../model/validate.js';

@@ -2,10 +2,10 @@ import { writeFileSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
 import { pairScenario, validateFleet } from '../../fleet/scenario.js';
 import { simulateFleet } from '../../fleet/simulate.js';
-import { renderCurveSvg } from '../../learn/curve.js';
-import { LinearRouter } from '../../learn/linearRouter.js';
-import { trainBatching } from '../../learn/trainBatching.js';
-import { trainRouter, type Algo } from '../../learn/trainRouter.js';
+import { renderCurveSvg } from '../../fleet/learn/curve.js';
+import { LinearRouter } from '../../fleet/learn/linearRouter.js';
+import { trainBatching } from '../../fleet/learn/trainBatching.js';
+import { trainRouter, type Algo } from '../../fleet/learn/trainRouter.js';
 import { ScenarioError } from '../../model/errors.js';
 import { validateScenario } from '../../model/validate.js';
 import { readJsonFile } from '../io.js';
@@ -13,7 +13,7 @@ import { positiveInt, progressBar } from './simulate.js';
 
 /**
  * `batchwise train FLEET.json --algo reinforce|ppo --out POLICY.json`: policy-gradient
- * baselines trained in the simulator (src/learn). `--task routing` (default) trains the
+ * baselines trained in the simulator (src/fleet/learn). `--task routing` (default) trains the
  * fleet's router; `--task batching` learns a control limit for class 0 alone on one
  * accelerator of the first group (at its even share of the class's traffic).
  */

@@ -1,6 +1,6 @@
 /** Learning curves as SVG (one line per series, episode across), with the plan's shared chart frame. */
-import { frame } from '../plan/svg/frame.js';
-import { el, px, svgDocument, text } from '../plan/svg/xml.js';
+import { frame } from '../../plan/svg/frame.js';
+import { el, px, svgDocument, text } from '../../plan/svg/xml.js';
 
 export interface CurveSeries {
   readonly label: string;

@@ -7,11 +7,11 @@
  * class or another, and a one-hot of a (so it can learn to dedicate accelerators to classes).
  * Small enough that the gradient is written by hand (∇ log π = φ(a) − E_π[φ]).
  */
-import { ScenarioError } from '../model/errors.js';
-import { Rng } from '../sim/rng.js';
-import type { FleetView, Router } from '../fleet/routers.js';
-import { STREAM_ROUTER } from '../fleet/routers.js';
-import type { FleetParams } from '../fleet/scenario.js';
+import { ScenarioError } from '../../model/errors.js';
+import { Rng } from '../../sim/rng.js';
+import type { FleetView, Router } from '../routers.js';
+import { STREAM_ROUTER } from '../routers.js';
+import type { FleetParams } from '../scenario.js';
 
 /** Load features before the one-hot block. */
 export const LOAD_FEATURES = 6;

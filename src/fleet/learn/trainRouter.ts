@@ -10,8 +10,8 @@
  * planned segregation. The baseline is a ridge regression of the reward on the mean load
  * features, per class, fitted on the previous episode (so the advantage stays unbiased).
  */
-import type { FleetParams } from '../fleet/scenario.js';
-import { simulateFleet } from '../fleet/simulate.js';
+import type { FleetParams } from '../scenario.js';
+import { simulateFleet } from '../simulate.js';
 import { featureCount, LinearRouter, softmax, timeUnit, type RouterWeights } from './linearRouter.js';
 import { Adam } from './adam.js';
 

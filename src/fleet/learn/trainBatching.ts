@@ -10,11 +10,11 @@
  * limit. Because it searches a subset of the policies the SMDP optimises over, its exact cost
  * can never be below the optimum g*; a simulation of it can only fall below g* by noise.
  */
-import type { ModelParams } from '../model/scenario.js';
-import { evaluatePolicy } from '../policy/evaluate.js';
-import { controlLimitPolicy, greedyPolicy } from '../policy/policy.js';
-import { Rng } from '../sim/rng.js';
-import { simulate } from '../sim/simulate.js';
+import type { ModelParams } from '../../model/scenario.js';
+import { evaluatePolicy } from '../../policy/evaluate.js';
+import { controlLimitPolicy, greedyPolicy } from '../../policy/policy.js';
+import { Rng } from '../../sim/rng.js';
+import { simulate } from '../../sim/simulate.js';
 import { Adam } from './adam.js';
 import type { Algo } from './trainRouter.js';
 
