@@ -1,6 +1,6 @@
 /**
  * The fleet scenario: several accelerator groups serving several request classes. Each
- * (accelerator kind, class) pair is a single-server scenario of spec §1 (its own service
+ * (accelerator kind, class) pair is a single-server scenario of docs/model.md §1 (its own service
  * times, the kind's power model), so validation reuses validateScenario for every pair and
  * the exact solver can be run on any pair at any arrival rate (segregation planning).
  */

@@ -2,7 +2,7 @@
  * Class segregation chosen by exact solves. Dedicate x[k][c] accelerators of kind k to
  * class c (every accelerator to exactly one class, every class at least one) and split
  * class c's traffic evenly over its n_c = Σ_k x[k][c] accelerators at random, so each sees
- * Poisson arrivals at λ_c/n_c: a single-server SMDP (spec §2) that the core solver solves
+ * Poisson arrivals at λ_c/n_c: a single-server SMDP (docs/model.md §2) that the core solver solves
  * exactly. The fleet objective
  *
  *     w_lat · Σ_c weight_c·λ_c·E[R_c] / Λ + w_pow · Σ_accelerators E[P]
@@ -15,7 +15,7 @@
  * A class with MMPP arrivals (Q, λ) split at random over n_c accelerators gives each the MMPP
  * (Q, λ/n_c): the same phase chain, thinned rates. The objective still separates (it is a sum
  * of each accelerator's long-run cost, which depends only on what that accelerator sees), so
- * each group is the single-server MMPP SMDP of spec §7, solved exactly with a per-phase
+ * each group is the single-server MMPP SMDP of docs/model.md §7, solved exactly with a per-phase
  * policy that acts on the class's current phase.
  */
 import { ScenarioError, LimitError } from '../model/errors.js';

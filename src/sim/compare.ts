@@ -25,7 +25,7 @@ export interface ComparisonRow {
   /** optimal | greedy | best static | best triton */
   readonly label: string;
   readonly simulation: SimulationResult;
-  /** Exact average cost (spec §5) for state policies; null for timer policies. */
+  /** Exact average cost (docs/model.md §5) for state policies; null for timer policies. */
   readonly exactCost: number | null;
   /**
    * Simulated cost minus the optimal row's, with the 95 % half-width of the paired

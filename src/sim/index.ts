@@ -1,6 +1,6 @@
 /**
  * src/sim: simulating batching servers. One seeded discrete-event engine (engine/: N servers ×
- * C classes with a router) runs both the single server of spec §1 (simulate.ts: one server, one
+ * C classes with a router) runs both the single server of docs/model.md §1 (simulate.ts: one server, one
  * class) and the fleet (src/fleet); around it, the serving systems' policies (policies/), the
  * arrival streams (Poisson, trace, MMPP), service laws, results with batch-means CIs, and the
  * policy comparisons (compare). This file is its public surface (re-exported from src/index.ts).

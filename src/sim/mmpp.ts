@@ -6,7 +6,7 @@ import type { SimPolicy } from './policies/types.js';
 import { Rng, STREAM_ARRIVALS } from './rng.js';
 
 /**
- * Arrivals of a Markov-modulated Poisson process (spec §7), seeded: the phase holds for
+ * Arrivals of a Markov-modulated Poisson process (docs/model.md §7), seeded: the phase holds for
  * Exp(q_j), arrivals come at rate λ_j within it, and at the end the next phase is drawn from
  * row j of Q. The start phase is drawn from π (a stationary start).
  *
@@ -102,7 +102,7 @@ export class MmppArrivals implements ArrivalStream {
 }
 
 /**
- * A stationary (queue, phase) policy of spec §7 for the simulator: the action at a decision
+ * A stationary (queue, phase) policy of docs/model.md §7 for the simulator: the action at a decision
  * epoch is the table's entry for the queue length and the current arrival phase, and a phase
  * change while waiting is itself a decision epoch (the policy asks to wake at it).
  */

@@ -22,7 +22,7 @@ export interface MmppCompareOptions {
 }
 
 /**
- * `compare` on bursty traffic (spec §7): the MMPP-optimal per-phase policy against the policy
+ * `compare` on bursty traffic (docs/model.md §7): the MMPP-optimal per-phase policy against the policy
  * solved for the mean rate as if arrivals were Poisson, greedy, and Triton's dynamic batcher
  * with the max_queue_delay that simulates cheapest over a grid — all simulated under the
  * scenario's MMPP arrivals on one seed (paired differences), and the state policies also

@@ -140,7 +140,7 @@ export function buildSimPolicy(spec: SimPolicySpec, params: ModelParams, optimal
   switch (spec.kind) {
     case 'optimal':
       if (!optimal) throw new ScenarioError('policy', 'optimal needs the solved policy (no solver was given)');
-      // Bursty scenarios (spec §7): the solver's policy has one table per arrival phase.
+      // Bursty scenarios (docs/model.md §7): the solver's policy has one table per arrival phase.
       if ((optimal.phases ?? 1) > 1) return new MmppTablePolicy(optimal, 'optimal');
       return tablePolicy(optimal, B, 'optimal');
     case 'table':

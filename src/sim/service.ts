@@ -2,7 +2,7 @@ import type { ModelParams } from '../model/scenario.js';
 import type { Rng } from './rng.js';
 
 /**
- * Draws service times T_b with mean l(b) and the scenario's law (spec §1): deterministic,
+ * Draws service times T_b with mean l(b) and the scenario's law (docs/model.md §1): deterministic,
  * exponential, or gamma with the scenario's cv (shape k = 1/cv², scale l(b)/k, so that
  * E[T²] = l²(1 + cv²) = m2(b)). One class with a switch rather than one class per law keeps
  * the engine's call site monomorphic.

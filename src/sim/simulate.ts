@@ -25,7 +25,7 @@ export interface SimulateOptions {
 }
 
 /**
- * Simulates a policy on a scenario (spec §1) and reports means with 95 % batch-means
+ * Simulates a policy on a scenario (docs/model.md §1) and reports means with 95 % batch-means
  * confidence intervals, percentiles, power, utilisation and batch sizes. Deterministic:
  * the same inputs and seed give the same result, bit for bit.
  */
@@ -58,7 +58,7 @@ export function simulateDetailed(params: ModelParams, policy: SimPolicy | Policy
     warmup = opts.warmup ?? Math.max(SIM_DEFAULTS.minWarmup, Math.ceil(requests * SIM_DEFAULTS.warmupShare));
     checkInteger(warmup, 'warmupRequests', 0, SIM_LIMITS.maxRequests);
     assertStable(params, sim);
-    // MMPP arrivals (spec §7) when the scenario has them; arrivalRate is then their mean rate.
+    // MMPP arrivals (docs/model.md §7) when the scenario has them; arrivalRate is then their mean rate.
     arrivals = params.arrivalProcess ? new MmppArrivals(params.arrivalProcess, seed) : ArrivalSource.poisson(params.arrivalRate, seed);
   }
   checkInteger(requests, 'requests', 1, SIM_LIMITS.maxRequests);

@@ -3,7 +3,7 @@
  *
  * The learner's policy is a softmax over control limits M = 1..B (wait below M requests,
  * serve min(q, B) from M on): the family the seed paper's agents end up in and the shape of
- * most optimal policies (spec §5). Each step samples K limits, simulates each for a short
+ * most optimal policies (docs/model.md §5). Each step samples K limits, simulates each for a short
  * run in the single-server simulator, and takes the reward −(simulated average cost)/g₀
  * (g₀: the greedy policy's cost, a scale). REINFORCE subtracts a running-mean value baseline;
  * PPO reuses each batch for several clipped epochs. The returned policy is the most likely

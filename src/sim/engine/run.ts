@@ -11,7 +11,7 @@ import type { EngineOptions, EngineOutput, EngineSystem, Router } from './types.
 const CHECK_EVERY = 1 << 16;
 
 /**
- * Runs the batch-service queues of spec §1 in continuous time: N servers, each with one FIFO
+ * Runs the batch-service queues of docs/model.md §1 in continuous time: N servers, each with one FIFO
  * per class, fed by one arrival stream per class through a router (null: one server, nothing
  * to route). A server decides only while idle: at its batch completion, at an arrival to it,
  * and at a policy's wake-up time (Triton/TF-Serving timeouts). Arrivals win ties (lowest class

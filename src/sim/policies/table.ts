@@ -2,7 +2,7 @@ import type { Policy } from '../../policy/policy.js';
 import type { SimPolicy } from './types.js';
 
 /**
- * A stationary state policy of spec §2 (greedy, static b, control limit, or the solver's
+ * A stationary state policy of docs/model.md §2 (greedy, static b, control limit, or the solver's
  * table): the action depends on the queue length only, and waiting lasts until the next
  * arrival, exactly as in the SMDP.
  */

@@ -2,7 +2,7 @@ import type { ArrivalStream } from '../arrivals.js';
 
 /**
  * What the simulator asks of a batching policy. The engine calls `decide` at every decision
- * epoch of spec §2 (a batch completion, an arrival while idle) and, for timer-based
+ * epoch of docs/model.md §2 (a batch completion, an arrival while idle) and, for timer-based
  * policies, at the wake-up time they ask for; it never calls it with an empty queue.
  *
  * Contract: `decide` returns how many of the oldest waiting requests to serve now (1..queue,
