@@ -1,4 +1,3 @@
-import { arrivalsOf } from '../model/arrivalTable.js';
 import type { ValidatedScenario } from '../model/scenario.js';
 import { validateScenario } from '../model/validate.js';
 import { evaluatePolicy } from '../policy/evaluate.js';
@@ -21,5 +20,5 @@ export function evaluateScenarioPolicy(
   const B = p.maxBatchSize;
   const pol = typeof policy === 'string' ? parsePolicySpec(policy, B) : policy;
   if (typeof policy !== 'string') checkPolicy(pol, B);
-  return describeEvaluation(p, arrivalsOf(p), pol, evaluatePolicy(p, pol, { signal: opts.signal }));
+  return describeEvaluation(p, pol, evaluatePolicy(p, pol, { signal: opts.signal }));
 }

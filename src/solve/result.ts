@@ -3,7 +3,7 @@ import type { ArrivalSource, MmppProcess } from '../model/mmpp/process.js';
 import { likeliestPhase } from '../model/mmpp/process.js';
 import type { ModelParams } from '../model/scenario.js';
 import type { DetailedEvaluation, Evaluation, PhaseFigures } from '../policy/evaluate.js';
-import { phasePolicy, summarizePhases, summarizePolicy, type PhasePolicySummary, type Policy, type PolicySummary } from '../policy/policy.js';
+import { phasePolicy, phasesOf, summarizePhases, summarizePolicy, type PhasePolicySummary, type Policy, type PolicySummary } from '../policy/policy.js';
 import type { StopReason } from './types.js';
 
 /** Facts about how a result was obtained. */
@@ -77,17 +77,13 @@ export interface EvaluationResult extends Evaluation {
 }
 
 /** The policy, figures and arrival facts a result shows; MMPP scenarios add the per-phase ones. */
-export function describeEvaluation(
-  p: ModelParams,
-  proc: MmppProcess,
-  policy: Policy,
-  ev: DetailedEvaluation,
-): EvaluationResult {
+export function describeEvaluation(p: ModelParams, policy: Policy, ev: DetailedEvaluation): EvaluationResult {
   const { stationary: _nu, levels: _n, phases: phaseFigures, ...figures } = ev;
   const B = p.maxBatchSize;
-  if (!p.arrivalProcess) return { ...figures, policy: summarizePolicy(policy, B) };
+  const proc = p.arrivalProcess;
+  if (!proc) return { ...figures, policy: summarizePolicy(policy, B) };
   // The top-level summary reads the likeliest phase's table (a one-phase policy's own table).
-  const main = (policy.phases ?? 1) === 1 ? policy : phasePolicy(policy, likeliestPhase(proc));
+  const main = phasesOf(policy) === 1 ? policy : phasePolicy(policy, likeliestPhase(proc));
   return {
     ...figures,
     policy: { ...summarizePolicy(main, B), phases: summarizePhases(policy, proc, B) },

@@ -88,15 +88,16 @@ export async function solveScenarioDetailed(input: unknown, opts: ScenarioSolveO
       throw e;
     }
     const tailMass = tailMassAbove(ev.stationary, M, S, B);
-    warm = { values: out.values, policy: out.policy, phases: M };
+    const solved = { values: out.values, policy: out.policy, phases: M };
+    warm = solved;
     if (fixedS || tailMass < TAIL_MASS_BOUND) {
       const result: SolveResult = {
-        ...describeEvaluation(p, proc, policy, ev),
+        ...describeEvaluation(p, policy, ev),
         averageCostLower: out.lower,
         averageCostUpper: out.upper,
         solver: facts(out, model, tried, totalIterations, started, tailMass),
       };
-      return { result, warmStart: { values: out.values, policy: out.policy, phases: M } };
+      return { result, warmStart: solved };
     }
     S = grownMaxQueue(S, B, ev.stationary, M);
   }

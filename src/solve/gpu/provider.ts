@@ -1,6 +1,7 @@
 import type { GpuProvider, Solver } from '../types.js';
+import type { CompiledModel } from '../../model/compile.js';
 import type { Backend } from '../../model/scenario.js';
-import { gpuMightPayOff, gpuPaysOff, modelSize, sweepWork, type ModelSize } from './autoRule.js';
+import { gpuMightPayOff, gpuPaysOff, modelSize, sweepWork } from './autoRule.js';
 import { acquireGpu, GpuUnavailableError } from './device.js';
 import { readFlags, type GpuFlags } from './flags.js';
 import { gpuLogger } from './log.js';
@@ -25,18 +26,18 @@ export function createGpuProvider(polish: Solver, opts: GpuProviderOptions = {})
   const flags = opts.flags ?? readFlags();
   const solver = gpuSolver(directStage(flags, opts.hooks), polish);
   return {
-    pick: (backend, _method, model) => pickGpuSolver(flags, backend, () => modelSize(model), solver),
+    pick: (backend, _method, model) => pickGpuSolver(flags, backend, model, solver),
   };
 }
 
 /**
- * The GPU / AUTO decision: `solver` for backend GPU whenever a device can be had, for AUTO only where the AUTO rule says
- * the GPU pays off for the model's sweep work (`size`, only computed past the off / CPU check);
- * undefined to use the CPU. Small models are decided for AUTO without opening a device.
+ * The GPU / AUTO decision: `solver` for backend GPU whenever a device can be had, for AUTO only
+ * where the AUTO rule says the GPU pays off for the model's sweep work; undefined to use the
+ * CPU. Small models are decided for AUTO without opening a device.
  */
-export async function pickGpuSolver<T>(flags: GpuFlags, backend: Backend, size: () => ModelSize, solver: T): Promise<T | undefined> {
+async function pickGpuSolver(flags: GpuFlags, backend: Backend, model: CompiledModel, solver: Solver): Promise<Solver | undefined> {
   if (flags.BATCHWISE_GPU === 'off' || backend === 'CPU') return undefined;
-  const work = sweepWork([size()]);
+  const work = sweepWork([modelSize(model)]);
   if (backend === 'AUTO' && !gpuMightPayOff(work, flags)) return undefined;
   let ctx;
   try {
