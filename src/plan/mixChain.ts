@@ -4,6 +4,7 @@ import { LIMITS } from '../model/limits.js';
 import type { ModelParams } from '../model/scenario.js';
 import { solveChain } from '../policy/chain.js';
 import { actionAt, type Policy } from '../policy/policy.js';
+import { EXTENSION_TOP_MASS } from '../policy/extension.js';
 import { buildStateChain, chainFigures } from '../policy/stateChain.js';
 import type { Figures } from './figures.js';
 
@@ -21,9 +22,6 @@ export interface MixEvaluation extends Figures {
   /** Stationary probability of each copy (following first / second). */
   readonly modeShare: readonly [number, number];
 }
-
-/** The top of the extension may hold at most this (as evaluatePolicy). */
-const EXTENSION_TOP_MASS = 1e-13;
 
 export function evaluateMix(p: ModelParams, first: Policy, second: Policy, state: number, prob: number, pmfs?: ArrivalTable): MixEvaluation {
   const proc = arrivalsOf(p);
