@@ -1,5 +1,5 @@
 import type { PolicySummary } from '../policy/policy.js';
-import type { EvaluationResult, SolveResult } from '../solve/result.js';
+import type { EvaluationResult, PolicyDescription, SolveResult } from '../solve/result.js';
 
 const ms = (s: number): string => `${(s * 1e3).toFixed(4)} ms`;
 
@@ -34,6 +34,15 @@ export function describePolicy(p: PolicySummary, B: number): string[] {
   return lines;
 }
 
+/** A result's policy as lines; under bursty arrivals (docs/model.md §7) one control limit and table per arrival phase. */
+export function policyDescriptionLines(d: PolicyDescription, B: number): string[] {
+  if (!d.phases) return describePolicy(d, B);
+  return d.phases.flatMap((p) => [
+    `phase ${p.phase} (λ = ${p.rate.toPrecision(6)} /s, ${(100 * p.probability).toFixed(1)} % of the time):`,
+    ...describePolicy(p, B).map((l) => `  ${l}`),
+  ]);
+}
+
 function figures(r: EvaluationResult): string[] {
   return [
     `  mean response time  ${ms(r.meanResponseTime)}`,
@@ -44,16 +53,9 @@ function figures(r: EvaluationResult): string[] {
 
 export function formatSolve(r: SolveResult, B: number): string {
   const s = r.solver;
-  // Bursty arrivals (docs/model.md §7): one control limit and table per arrival phase.
-  const policyLines = r.policy.phases
-    ? r.policy.phases.flatMap((p) => [
-        `phase ${p.phase} (λ = ${p.rate.toPrecision(6)} /s, ${(100 * p.probability).toFixed(1)} % of the time):`,
-        ...describePolicy(p, B).map((l) => `  ${l}`),
-      ])
-    : describePolicy(r.policy, B);
   const out = [
     'Optimal policy:',
-    ...policyLines.map((l) => `  ${l}`),
+    ...policyDescriptionLines(r.policy, B).map((l) => `  ${l}`),
     `Average cost g = ${r.averageCost.toPrecision(12)}  (certified optimum in [${r.averageCostLower.toPrecision(12)}, ${r.averageCostUpper.toPrecision(12)}])`,
     ...figures(r),
     `Solver: ${s.backend}${s.adapter ? ` (${s.adapter})` : ''}, ${s.method}, S = ${s.maxQueue} (${s.states} states), ` +
@@ -64,7 +66,7 @@ export function formatSolve(r: SolveResult, B: number): string {
 }
 
 export function formatEvaluation(r: EvaluationResult, B: number): string {
-  return ['Policy:', ...describePolicy(r.policy, B).map((l) => `  ${l}`), `Average cost g = ${r.averageCost.toPrecision(12)}`, ...figures(r)].join(
+  return ['Policy:', ...policyDescriptionLines(r.policy, B).map((l) => `  ${l}`), `Average cost g = ${r.averageCost.toPrecision(12)}`, ...figures(r)].join(
     '\n',
   );
 }

@@ -21,6 +21,7 @@
 import { ScenarioError, LimitError } from '../model/errors.js';
 import { validateScenario } from '../model/validate.js';
 import type { PhasePolicySummary, Policy } from '../policy/policy.js';
+import { policyOf } from '../solve/result.js';
 import { solveScenario } from '../solve/solveScenario.js';
 import { Segregation } from './routers.js';
 import { acceleratorKinds, pairScenario, type FleetParams } from './scenario.js';
@@ -105,15 +106,9 @@ export async function solveGroup(f: FleetParams, k: number, c: number, nc: numbe
   };
 }
 
-/** A group's solved policy as a simulator table: per phase for MMPP arrivals (as mmppPolicyFromResult builds it). */
+/** A group's solved policy as a simulator table: per phase for MMPP arrivals. */
 export function groupPolicy(g: GroupSolve, B: number): Policy {
-  const phases = g.phases;
-  if (!phases || phases.length === 0) return { actions: Int32Array.from(g.actions), tailBatch: B };
-  const M = phases.length;
-  const levels = Math.max(...phases.map((p) => p.actions.length));
-  const actions = new Int32Array(levels * M);
-  for (let j = 0; j < M; j++) for (let s = 0; s < levels; s++) actions[s * M + j] = phases[j].actions[s] ?? Math.min(s, B);
-  return { phases: M, actions, tailBatch: B };
+  return policyOf(g, B);
 }
 
 /** Every way to give each kind's accelerators to classes, each class at least one. */

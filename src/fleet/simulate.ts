@@ -2,7 +2,7 @@ import { LimitError, ScenarioError } from '../model/errors.js';
 import type { Policy } from '../policy/policy.js';
 import { ArrivalSource, type ArrivalStream } from '../sim/arrivals.js';
 import { runEngine, type EngineSystem } from '../sim/engine/index.js';
-import { MmppArrivals, MmppTablePolicy } from '../sim/mmpp.js';
+import { MmppArrivals } from '../sim/mmpp.js';
 import { SIM_DEFAULTS, SIM_LIMITS } from '../sim/limits.js';
 import type { SimPolicy } from '../sim/policies/types.js';
 import { buildSimPolicy, parseSimPolicySpec } from '../sim/policySpec.js';
@@ -58,7 +58,6 @@ export function buildFleetPolicies(f: FleetParams, tables?: FleetSimulateOptions
     out.push(
       classes.map((c) => {
         const table = tables?.[a]?.[c];
-        if (table && (table.phases ?? 1) > 1) return new MmppTablePolicy(table, 'optimal');
         if (table) return tablePolicy(table, kind.maxBatchSize, 'optimal');
         const spec = parseSimPolicySpec(kind.policy, kind.maxBatchSize, field);
         if (spec.kind === 'optimal') {

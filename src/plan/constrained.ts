@@ -1,11 +1,10 @@
 import { buildArrivalTable } from '../model/arrivalTable.js';
 import { ScenarioError } from '../model/errors.js';
-import type { Backend } from '../model/scenario.js';
-import { evaluatePolicy } from '../policy/evaluate.js';
-import { summarizePolicy } from '../policy/policy.js';
+import type { Backend, ModelParams } from '../model/scenario.js';
+import { describePolicy } from '../solve/result.js';
 import { planned, type Figures, type PlannedPolicy } from './figures.js';
 import { asValidated } from './frontier.js';
-import { buildMix, commonRecurrentState, reduceToSingleState, type Evaluated, type Mix } from './mix.js';
+import { buildMix, commonRecurrentState, evaluated, reduceToSingleState, type Evaluated, type Mix } from './mix.js';
 import { powerBound, type PowerBound } from './powerBound.js';
 import { DEFAULT_RESOLUTION, splitPair, walkTowardPower, type WalkProgress } from './search.js';
 import { formatDuration, formatPower } from './units.js';
@@ -69,10 +68,10 @@ export async function planScenario(input: unknown, target: PlanTarget, opts: Pla
   const limits = { minLatency: latencyEnd.figures.meanResponseTime, powerBound: bound };
   const field = opts.targetField ?? (target.kind === 'latency' ? 'latencyTarget' : 'powerBudget');
   const rule = targetRule(target, bound);
-  checkFeasible(target, latencyEnd, bound, field);
+  checkFeasible(p, target, latencyEnd, bound, field);
 
   const slack = (v: WeightedPolicy): PlanResult => {
-    const det = planned(v.policy, v.figures, B);
+    const det = planned(p, v.policy, v.figures);
     return { target, status: 'slack', optimum: det, mix: null, vertexMix: null, deterministic: det, bracket: null, limits, solves: ws.solves };
   };
   // A power budget the least-latency policy already meets: nothing to trade.
@@ -99,12 +98,12 @@ export async function planScenario(input: unknown, target: PlanTarget, opts: Pla
     else c = split.vertex;
   }
   const pmfs = buildArrivalTable(p);
-  const ea: Evaluated = { policy: a.policy, ev: evaluatePolicy(p, a.policy, { table: pmfs }) };
-  const ec: Evaluated = { policy: c.policy, ev: evaluatePolicy(p, c.policy, { table: pmfs }) };
+  const ea = evaluated(p, a.policy, pmfs);
+  const ec = evaluated(p, c.policy, pmfs);
   // Intermediates may sit above the tie line by the resolution (vertices it merges) or by rounding.
   const reduced = reduceToSingleState(p, ea, ec, weight, rule.left, 10 * resolution, pmfs);
   const common = commonRecurrentState(p, ea, ec);
-  if (common < 0) throw new Error('the two adjacent frontier policies share no recurrent queue length: they cannot be mixed by switching');
+  if (common < 0) throw new Error('the two adjacent frontier policies share no recurrent state: they cannot be mixed by switching');
   const vertexMix = buildMix(p, ea, ec, common, rule.share(ea.ev, ec.ev), pmfs);
   const single = reduced && reduced.left.ev.stationary[reduced.state] > 0 && reduced.right.ev.stationary[reduced.state] > 0;
   const mix = single ? buildMix(p, reduced.left, reduced.right, reduced.state, rule.share(reduced.left.ev, reduced.right.ev), pmfs) : vertexMix;
@@ -123,8 +122,8 @@ export async function planScenario(input: unknown, target: PlanTarget, opts: Pla
     optimum: mix.figures,
     mix,
     vertexMix,
-    deterministic: planned(best.policy, best.ev, B),
-    bracket: { lower: planned(a.policy, ea.ev, B), upper: planned(c.policy, ec.ev, B), weight },
+    deterministic: planned(p, best.policy, best.ev),
+    bracket: { lower: planned(p, a.policy, ea.ev), upper: planned(p, c.policy, ec.ev), weight },
     limits,
     solves: ws.solves,
   };
@@ -179,11 +178,11 @@ function bestDeterministic(candidates: Evaluated[], rule: TargetRule): Evaluated
   return best!;
 }
 
-function checkFeasible(target: PlanTarget, latencyEnd: WeightedPolicy, bound: PowerBound, field: string): void {
+function checkFeasible(p: ModelParams, target: PlanTarget, latencyEnd: WeightedPolicy, bound: PowerBound, field: string): void {
   const f = latencyEnd.figures;
   if (target.kind === 'latency') {
     if (f.meanResponseTime > target.seconds) {
-      const M = summarizePolicy(latencyEnd.policy, latencyEnd.policy.tailBatch).controlLimit;
+      const M = describePolicy(p, latencyEnd.policy).controlLimit;
       throw new ScenarioError(
         field,
         `${formatDuration(target.seconds)} cannot be met: the least achievable mean response time is ` +

@@ -1,6 +1,7 @@
 import type { Evaluation } from '../policy/evaluate.js';
-import type { Policy, PolicySummary } from '../policy/policy.js';
-import { summarizePolicy } from '../policy/policy.js';
+import type { ModelParams } from '../model/scenario.js';
+import type { Policy } from '../policy/policy.js';
+import { describePolicy, type PolicyDescription } from '../solve/result.js';
 
 /**
  * The long-run figures of a policy that do not depend on any weights: the point
@@ -28,9 +29,10 @@ export function figuresOf(e: Evaluation | Figures): Figures {
 
 /** A deterministic policy with its exact figures, as plans report it. */
 export interface PlannedPolicy extends Figures {
-  readonly policy: PolicySummary;
+  /** Its compact form; under MMPP arrivals with one table per phase (docs/model.md §7). */
+  readonly policy: PolicyDescription;
 }
 
-export function planned(policy: Policy, e: Evaluation | Figures, B: number): PlannedPolicy {
-  return { ...figuresOf(e), policy: summarizePolicy(policy, B) };
+export function planned(p: ModelParams, policy: Policy, e: Evaluation | Figures): PlannedPolicy {
+  return { ...figuresOf(e), policy: describePolicy(p, policy) };
 }

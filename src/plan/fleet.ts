@@ -1,4 +1,5 @@
 import { LimitError, ScenarioError, throwIfAborted } from '../model/errors.js';
+import { scaledMmpp } from '../model/mmpp/process.js';
 import type { Backend, ValidatedScenario } from '../model/scenario.js';
 import type { Policy } from '../policy/policy.js';
 import { simulate } from '../sim/simulate.js';
@@ -6,6 +7,7 @@ import { asValidated, computeFrontier } from './frontier.js';
 import { planScenario, type PlanResult } from './constrained.js';
 import { formatDuration } from './units.js';
 import { WeightSolver } from './weights.js';
+import { describePolicy, policyOf } from '../solve/result.js';
 
 /**
  * Fleet sizing: a total rate Λ split evenly over n identical accelerators, each running its
@@ -100,7 +102,12 @@ export async function sizeFleet(input: unknown, o: FleetOptions): Promise<FleetR
   if (nMin > maxN) {
     throw new LimitError('totalRate', `${o.totalRate} /s needs more than ${maxN} accelerators of capacity ${capacity} /s each just to be stable`);
   }
-  const at = (n: number): ValidatedScenario => ({ params: { ...p, arrivalRate: o.totalRate / n }, solver: base.solver });
+  // Arrivals routed at random: each accelerator sees Λ/n, with an MMPP's traffic shape kept (its rates scaled).
+  const at = (n: number): ValidatedScenario => {
+    const rate = o.totalRate / n;
+    const proc = p.arrivalProcess;
+    return { params: { ...p, arrivalRate: rate, ...(proc ? { arrivalProcess: scaledMmpp(proc, rate / proc.meanRate) } : {}) }, solver: base.solver };
+  };
   const planOpts = { resolution: o.resolution, signal: o.signal, backend: o.backend, targetField: 'latencyTarget' };
   const each = (n: number): string => `${+(o.totalRate / n).toPrecision(6)} /s each`;
 
@@ -177,7 +184,7 @@ async function tailPolicy(
     simulated++;
     return simulate(sc.params, policy, { requests, seed, signal: o.signal }).percentiles.p99;
   };
-  const planPolicy: Policy = { actions: Int32Array.from(plan.deterministic.policy.actions), tailBatch: B };
+  const planPolicy = policyOf(plan.deterministic.policy, B);
   const planP99 = p99Of(planPolicy);
   const common = { planP99, requests, seed };
   const d = plan.deterministic;
@@ -190,7 +197,7 @@ async function tailPolicy(
   const candidates = frontier.vertices.filter((v) => v.figures.meanResponseTime <= o.latencyTarget).reverse();
   const asTail = (v: (typeof candidates)[number], p99: number): FleetTail => ({
     policy: 'frontier',
-    controlLimit: controlLimitOf(v.policy),
+    controlLimit: describePolicy(sc.params, v.policy).controlLimit,
     meanResponseTime: v.figures.meanResponseTime,
     meanPower: v.figures.meanPower,
     p99,
@@ -204,9 +211,4 @@ async function tailPolicy(
     if (p99 <= p99Target) return { ok: true, tail: asTail(v, p99) };
   }
   return { ok: true, tail: asTail(latencyEnd, leastP99) };
-}
-
-function controlLimitOf(p: Policy): number {
-  const i = p.actions.findIndex((a) => a > 0);
-  return i >= 0 ? i : p.actions.length;
 }

@@ -162,19 +162,14 @@ export function lowerHull(points: WeightedPolicy[]): WeightedPolicy[] {
 }
 
 /**
- * A validated scenario from either form. Planning covers Poisson arrivals (docs/model.md §2–§5): the
- * weight solves, exact evaluations, mixes, fleet splitting and simulations all assume them,
- * so an MMPP scenario (docs/model.md §7) is refused rather than planned as if it were Poisson.
+ * A validated scenario from either form. Planning covers every arrival model: with MMPP
+ * arrivals (docs/model.md §7) the weight solves return one table per phase, the exact
+ * evaluations and mixes run on (queue, phase), and simulations draw MMPP arrivals.
  */
 export function asValidated(input: unknown): ValidatedScenario {
-  let v: ValidatedScenario | undefined;
   if (typeof input === 'object' && input !== null && 'params' in input && 'solver' in input) {
     const x = input as ValidatedScenario;
-    if (x.params.meanService instanceof Float64Array) v = x;
+    if (x.params.meanService instanceof Float64Array) return x;
   }
-  v ??= validateScenario(input);
-  if (v.params.arrivalProcess) {
-    throw new ScenarioError('arrivalProcess', 'capacity planning supports Poisson arrivals only; give arrivalRate without an arrivalProcess');
-  }
-  return v;
+  return validateScenario(input);
 }

@@ -1,7 +1,7 @@
-import type { ArrivalTable } from '../model/arrivalTable.js';
+import { arrivalsOf, type ArrivalTable } from '../model/arrivalTable.js';
 import type { ModelParams } from '../model/scenario.js';
 import { evaluatePolicy, type DetailedEvaluation } from '../policy/evaluate.js';
-import { actionAt, type Policy } from '../policy/policy.js';
+import { actionAt, broadcastPolicy, phasesOf, type Policy } from '../policy/policy.js';
 import { figuresOf, planned, type Figures, type PlannedPolicy } from './figures.js';
 import { evaluateMix } from './mixChain.js';
 import { lagrangian } from './weights.js';
@@ -30,12 +30,16 @@ import { lagrangian } from './weights.js';
  * probability is the non-linear q = θ·Y2 / (θ·Y2 + (1−θ)·Y1). Y_i is the mean time between
  * visits to r, Σν_i·y / ν_i(r) from the embedded chain's stationary law ν_i.
  *
+ * Under MMPP arrivals (docs/model.md §7) the decision epochs are a Markov chain on
+ * (queue, phase), so the argument holds with r a pair (r, j): the coin is tossed at queue
+ * length r in arrival phase j, and the sums run over both coordinates.
+ *
  * When π1 and π2 differ only at r, the mode is irrelevant and this is a stationary randomised
  * policy: in state r take π1's action with probability q (Beutler & Ross 1985 show that the
  * constrained optimum always has such a form).
  */
 export interface Mix {
-  /** 'single-state': the two policies differ only at `state` (a stationary randomised policy). */
+  /** 'single-state': the two policies differ only at the coin's state (a stationary randomised policy). */
   readonly kind: 'single-state' | 'regenerative';
   /** The lower-latency (higher-power) policy, followed with share `timeShare`. */
   readonly first: PlannedPolicy;
@@ -43,46 +47,73 @@ export interface Mix {
   readonly second: PlannedPolicy;
   /** The queue length r at which the coin is tossed. */
   readonly state: number;
-  /** q: probability, at each visit to r, of following `first` until the next visit. */
+  /** The arrival phase of the coin's state (0 for Poisson arrivals): the coin is tossed at (r, phase). */
+  readonly phase: number;
+  /** What first and second do at the coin's state. */
+  readonly actions: readonly [number, number];
+  /** q: probability, at each visit to the coin's state, of following `first` until the next visit. */
   readonly probability: number;
   /** θ: long-run share of time and of requests spent following `first`. */
   readonly timeShare: number;
-  /** Mean time between visits to r under first and under second, seconds. */
+  /** Mean time between visits to the coin's state under first and under second, seconds. */
   readonly cycleTimes: readonly [number, number];
   /** Exact figures of the mix, from the embedded chain of the switching policy (mixChain.ts). */
   readonly figures: Figures;
 }
 
-/** Mean time between visits to r under a policy: Σν·y / ν(r). */
-export function cycleTime(p: ModelParams, policy: Policy, ev: DetailedEvaluation, r: number): number {
-  let sumY = 0;
-  for (let s = 0; s < ev.stationary.length; s++) {
-    const a = actionAt(policy, s);
-    sumY += ev.stationary[s] * (a === 0 ? 1 / p.arrivalRate : p.meanService[a]);
-  }
-  return sumY / ev.stationary[r];
-}
-
+/**
+ * A policy and its exact evaluation. States are flat over (queue, phase): index s·M + j,
+ * with M the scenario's arrival phases (1 for Poisson), and the policy acts in all M.
+ */
 export interface Evaluated {
   readonly policy: Policy;
   readonly ev: DetailedEvaluation;
 }
 
+/** Evaluates a policy for planning, as a table over all the scenario's phases. */
+export function evaluated(p: ModelParams, policy: Policy, table: ArrivalTable): Evaluated {
+  const whole = broadcastPolicy(policy, arrivalsOf(p).phases);
+  return { policy: whole, ev: evaluatePolicy(p, whole, { table }) };
+}
+
+/** Mean length of an epoch of the embedded chain, Σν·y (y: 1/(λ_j + q_j) waiting in phase j, l(b) serving b). */
+function meanEpoch(p: ModelParams, e: Evaluated): number {
+  const proc = arrivalsOf(p);
+  const M = proc.phases;
+  let sum = 0;
+  for (let i = 0; i < e.ev.stationary.length; i++) {
+    const j = i % M;
+    const a = actionAt(e.policy, (i - j) / M, j);
+    sum += e.ev.stationary[i] * (a === 0 ? 1 / (proc.rates[j] - proc.generator[j * M + j]) : p.meanService[a]);
+  }
+  return sum;
+}
+
+/** Mean time between visits to the flat state r under a policy: Σν·y / ν(r). */
+export function cycleTime(p: ModelParams, e: Evaluated, r: number): number {
+  return meanEpoch(p, e) / e.ev.stationary[r];
+}
+
 /**
- * The switching mix of first and second at state r with time share θ, evaluated exactly.
- * r must be recurrent under both (ν(r) > 0 in both).
+ * The switching mix of first and second at the flat state r with time share θ, evaluated
+ * exactly. r must be recurrent under both (ν(r) > 0 in both).
  */
 export function buildMix(p: ModelParams, first: Evaluated, second: Evaluated, r: number, theta: number, pmfs: ArrivalTable): Mix {
-  const y1 = cycleTime(p, first.policy, first.ev, r);
-  const y2 = cycleTime(p, second.policy, second.ev, r);
+  const M = arrivalsOf(p).phases;
+  const y1 = cycleTime(p, first, r);
+  const y2 = cycleTime(p, second, r);
   const q = theta >= 1 ? 1 : theta <= 0 ? 0 : (theta * y2) / (theta * y2 + (1 - theta) * y1);
   const differing = differingStates(first.policy, second.policy);
   const mixed = evaluateMix(p, first.policy, second.policy, r, q, pmfs);
+  const j = r % M;
+  const s = (r - j) / M;
   return {
     kind: differing.length === 1 && differing[0] === r ? 'single-state' : 'regenerative',
-    first: planned(first.policy, first.ev, p.maxBatchSize),
-    second: planned(second.policy, second.ev, p.maxBatchSize),
-    state: r,
+    first: planned(p, first.policy, first.ev),
+    second: planned(p, second.policy, second.ev),
+    state: s,
+    phase: j,
+    actions: [actionAt(first.policy, s, j), actionAt(second.policy, s, j)],
     probability: q,
     timeShare: theta,
     cycleTimes: [y1, y2],
@@ -90,27 +121,25 @@ export function buildMix(p: ModelParams, first: Evaluated, second: Evaluated, r:
   };
 }
 
-/** Queue lengths where two policies act differently (beyond both tables they agree). */
+/** Flat states where two policies with the same phases act differently (beyond both tables they agree). */
 export function differingStates(a: Policy, b: Policy): number[] {
+  const M = phasesOf(a);
+  if (phasesOf(b) !== M) throw new Error(`differingStates: policies with ${M} and ${phasesOf(b)} phases`);
   const n = Math.max(a.actions.length, b.actions.length);
   const out: number[] = [];
-  for (let s = 0; s < n; s++) if (actionAt(a, s) !== actionAt(b, s)) out.push(s);
+  for (let i = 0; i < n; i++) {
+    const j = i % M;
+    const s = (i - j) / M;
+    if (actionAt(a, s, j) !== actionAt(b, s, j)) out.push(i);
+  }
   return out;
 }
 
-/** The state recurrent under both with the shortest cycles (most frequent coin tosses), or -1. */
+/** The flat state recurrent under both with the shortest cycles (most frequent coin tosses), or -1. */
 export function commonRecurrentState(p: ModelParams, a: Evaluated, b: Evaluated): number {
   // Visit rate of r = ν(r) / Σν·y: one sum per policy, then a scan.
-  const meanSojourn = (e: Evaluated): number => {
-    let sum = 0;
-    for (let s = 0; s < e.ev.stationary.length; s++) {
-      const act = actionAt(e.policy, s);
-      sum += e.ev.stationary[s] * (act === 0 ? 1 / p.arrivalRate : p.meanService[act]);
-    }
-    return sum;
-  };
-  const ya = meanSojourn(a);
-  const yb = meanSojourn(b);
+  const ya = meanEpoch(p, a);
+  const yb = meanEpoch(p, b);
   let best = -1;
   let bestRate = 0;
   const n = Math.min(a.ev.stationary.length, b.ev.stationary.length);
@@ -145,13 +174,14 @@ export function reduceToSingleState(
   pmfs: ArrivalTable,
 ): { left: Evaluated; right: Evaluated; state: number; evaluated: Evaluated[] } | null {
   const states = differingStates(a.policy, c.policy);
+  const M = phasesOf(a.policy);
   const n = Math.max(a.policy.actions.length, c.policy.actions.length);
   const tie = lagrangian(a.ev, mu);
   const build = (k: number): Policy => {
     const actions = new Int32Array(n);
-    for (let s = 0; s < n; s++) actions[s] = actionAt(a.policy, s);
-    for (let i = 0; i < k; i++) actions[states[i]] = actionAt(c.policy, states[i]);
-    return { actions, tailBatch: a.policy.tailBatch };
+    for (let i = 0; i < n; i++) actions[i] = actionAt(a.policy, Math.floor(i / M), i % M);
+    for (let i = 0; i < k; i++) actions[states[i]] = actionAt(c.policy, Math.floor(states[i] / M), states[i] % M);
+    return { actions, tailBatch: a.policy.tailBatch, ...(M > 1 ? { phases: M } : {}) };
   };
   const evaluated: Evaluated[] = [];
   let lo = 0;

@@ -3,7 +3,7 @@ import { LimitError } from '../model/errors.js';
 import { LIMITS } from '../model/limits.js';
 import type { ModelParams } from '../model/scenario.js';
 import { solveChain } from '../policy/chain.js';
-import { actionAt, type Policy } from '../policy/policy.js';
+import { actionAt, levelsOf, phasesOf, type Policy } from '../policy/policy.js';
 import { EXTENSION_TOP_MASS } from '../policy/extension.js';
 import { buildStateChain, chainFigures } from '../policy/stateChain.js';
 import type { Figures } from './figures.js';
@@ -11,12 +11,13 @@ import type { Figures } from './figures.js';
 /**
  * Exact evaluation of a switching mix of two deterministic policies, independent of the
  * renewal argument that chose its probability (mix.ts): the embedded chain on (s, m), where
- * m says which policy the current cycle follows. At queue length `state` a coin is tossed
- * (probability `p` for `first`) and the chosen policy is followed until the next visit to
- * `state`. When the two policies differ only at `state`, m is irrelevant and this is the
- * stationary randomised policy "in `state` take first's action with probability p".
+ * m says which policy the current cycle follows. At the flat state `state` = r·M + j (queue
+ * length r in arrival phase j; M = 1 for Poisson) a coin is tossed (probability `p` for
+ * `first`) and the chosen policy is followed until the next visit to `state`. When the two
+ * policies differ only at `state`, m is irrelevant and this is the stationary randomised
+ * policy "in `state` take first's action with probability p". Both policies act in all M phases.
  *
- * State (s, m) has index 2s + m (policy/stateChain.ts with two modes).
+ * State (s, j, m) has index (s·M + j)·2 + m (policy/stateChain.ts with two modes).
  */
 export interface MixEvaluation extends Figures {
   /** Stationary probability of each copy (following first / second). */
@@ -25,7 +26,8 @@ export interface MixEvaluation extends Figures {
 
 export function evaluateMix(p: ModelParams, first: Policy, second: Policy, state: number, prob: number, pmfs?: ArrivalTable): MixEvaluation {
   const proc = arrivalsOf(p);
-  if (proc.phases !== 1) throw new Error('evaluateMix: mixes switch at a queue length, for one-phase (Poisson) arrivals');
+  const M = proc.phases;
+  if (phasesOf(first) !== M || phasesOf(second) !== M) throw new Error(`evaluateMix: both policies must act in the scenario's ${M} phases`);
   const table = pmfs ?? buildArrivalTable(p);
   const policies = [first, second];
   let down = 1;
@@ -35,28 +37,28 @@ export function evaluateMix(p: ModelParams, first: Policy, second: Policy, state
     up = Math.max(up, table.offset[b] + table.length[b] - 1 - b);
   }
   const reach = down + up;
-  let n = Math.max(first.actions.length, second.actions.length, state + 1) + 2 * reach;
+  let n = Math.max(levelsOf(first), levelsOf(second), Math.floor(state / M) + 1) + 2 * reach;
   n = Math.max(n, 64);
   for (;;) {
-    if (2 * n * (2 * reach + 3) > LIMITS.maxBandEntries) {
+    if (2 * M * n * (2 * M * (reach + 2) - 1) > LIMITS.maxBandEntries) {
       throw new LimitError('policy', `the mix's queue does not settle within ${n} states: a policy is too close to instability`);
     }
     // Time spent following `first`: the sojourns of the branches that go on in its mode.
-    const yFirst = new Float64Array(2 * n);
-    const sojourn = (a: number): number => (a === 0 ? 1 / p.arrivalRate : p.meanService[a]);
-    const { chain, sums } = buildStateChain(p, proc, table, { levels: n, modes: 2, loLevels: down, hiLevels: up }, (s, _j, m, out) => {
-      const i = 2 * s + m;
+    const yFirst = new Float64Array(2 * M * n);
+    const sojourn = (a: number, j: number): number => (a === 0 ? 1 / (proc.rates[j] - proc.generator[j * M + j]) : p.meanService[a]);
+    const { chain, sums } = buildStateChain(p, proc, table, { levels: n, modes: 2, loLevels: down, hiLevels: up }, (s, j, m, out) => {
+      const i = (s * M + j) * 2 + m;
       let count = 0;
       const branch = (policy: Policy, q: number, mode: number): void => {
         if (!(q > 0)) return;
-        const a = actionAt(policy, s);
+        const a = actionAt(policy, s, j);
         out.action[count] = a;
         out.prob[count] = q;
         out.mode[count] = mode;
         count++;
-        if (mode === 0) yFirst[i] += q * sojourn(a);
+        if (mode === 0) yFirst[i] += q * sojourn(a, j);
       };
-      if (s === state) {
+      if (s * M + j === state) {
         branch(first, prob, 0);
         branch(second, 1 - prob, 1);
       } else {
@@ -66,7 +68,7 @@ export function evaluateMix(p: ModelParams, first: Policy, second: Policy, state
     });
     const nu = solveChain(chain).stationary;
     let top = 0;
-    for (let s = Math.max(0, n - reach); s < n; s++) top += nu[2 * s] + nu[2 * s + 1];
+    for (let i = 2 * M * Math.max(0, n - reach); i < nu.length; i++) top += nu[i];
     if (top < EXTENSION_TOP_MASS) {
       const { averageCost: _g, ...figures } = chainFigures(p, proc, sums, nu);
       let timeFirst = 0;

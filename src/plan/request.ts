@@ -1,7 +1,7 @@
 import { LimitError, ScenarioError } from '../model/errors.js';
 import type { ValidatedScenario } from '../model/scenario.js';
 import { validateScenario } from '../model/validate.js';
-import { summarizePolicy, type PolicySummary } from '../policy/policy.js';
+import { describePolicy, type PolicyDescription } from '../solve/result.js';
 import { SIM_LIMITS } from '../sim/limits.js';
 import { planScenario, type PlanResult, type PlanTarget } from './constrained.js';
 import { exportPolicy, type ExportResult } from './export/exportPolicy.js';
@@ -50,7 +50,7 @@ export interface FrontierVertexMessage {
   readonly throughput: number;
   readonly utilization: number;
   readonly meanBatchSize: number;
-  readonly policy: PolicySummary;
+  readonly policy: PolicyDescription;
   readonly solvedAt: number;
   readonly weightLow: number;
   readonly weightHigh: number;
@@ -180,7 +180,6 @@ export async function planningRequest<K extends PlanningKind>(kind: K, input: un
 }
 
 export function frontierMessage(f: Frontier, scenario: ValidatedScenario): FrontierMessage {
-  const B = scenario.params.maxBatchSize;
   return {
     vertices: f.vertices.map((v) => ({
       meanResponseTime: v.figures.meanResponseTime,
@@ -188,7 +187,7 @@ export function frontierMessage(f: Frontier, scenario: ValidatedScenario): Front
       throughput: v.figures.throughput,
       utilization: v.figures.utilization,
       meanBatchSize: v.figures.meanBatchSize,
-      policy: summarizePolicy(v.policy, B),
+      policy: describePolicy(scenario.params, v.policy),
       solvedAt: v.solvedAt,
       weightLow: v.weightLow,
       weightHigh: v.weightHigh,

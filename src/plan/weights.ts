@@ -80,7 +80,11 @@ export class WeightSolver {
     const { policy: _summary, solver: _facts, averageCostLower: _lo, averageCostUpper: _hi, ...figures } = sol.result;
     return {
       weight: mu,
-      policy: { actions: sol.warmStart.policy, tailBatch: p.maxBatchSize },
+      policy: {
+        actions: sol.warmStart.policy,
+        tailBatch: p.maxBatchSize,
+        ...(sol.warmStart.phases > 1 ? { phases: sol.warmStart.phases } : {}),
+      },
       figures,
       solve: sol.result,
     };

@@ -7,7 +7,6 @@ import { TfServingPolicy } from './policies/tfServing.js';
 import { TritonPolicy } from './policies/triton.js';
 import type { SimPolicy } from './policies/types.js';
 import { tablePolicy } from './simulate.js';
-import { MmppTablePolicy } from './mmpp.js';
 
 /**
  * The simulator's policy syntax, a superset of the solver's (`greedy`, `static:b`,
@@ -140,8 +139,6 @@ export function buildSimPolicy(spec: SimPolicySpec, params: ModelParams, optimal
   switch (spec.kind) {
     case 'optimal':
       if (!optimal) throw new ScenarioError('policy', 'optimal needs the solved policy (no solver was given)');
-      // Bursty scenarios (docs/model.md §7): the solver's policy has one table per arrival phase.
-      if ((optimal.phases ?? 1) > 1) return new MmppTablePolicy(optimal, 'optimal');
       return tablePolicy(optimal, B, 'optimal');
     case 'table':
       return tablePolicy(spec.policy, B);

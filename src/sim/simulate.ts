@@ -1,8 +1,8 @@
 import { LimitError, ScenarioError } from '../model/errors.js';
 import type { ModelParams } from '../model/scenario.js';
-import { checkPolicy, formatPolicy, type Policy } from '../policy/policy.js';
+import { checkPolicy, formatPolicy, phasesOf, type Policy } from '../policy/policy.js';
 import { ArrivalSource, type ArrivalStream } from './arrivals.js';
-import { MmppArrivals } from './mmpp.js';
+import { MmppArrivals, MmppTablePolicy } from './mmpp.js';
 import { runEngine, type EngineSystem } from './engine/index.js';
 import { TablePolicy } from './policies/table.js';
 import type { SimPolicy } from './policies/types.js';
@@ -86,9 +86,13 @@ function singleServer(params: ModelParams): EngineSystem {
   return { servers: [{ maxBatchSize, service: [params], busyPower, idlePower }], mixed: false };
 }
 
-/** Wraps a state policy of src/policy, named `greedy`, `static:b` where it is one, else its table. */
-export function tablePolicy(p: Policy, B: number, name?: string): TablePolicy {
+/**
+ * Wraps a state policy of src/policy, named `greedy`, `static:b` where it is one, else its
+ * table. A policy with one table per arrival phase (docs/model.md §7) reads the MMPP's phase.
+ */
+export function tablePolicy(p: Policy, B: number, name?: string): SimPolicy {
   checkPolicy(p, B);
+  if (phasesOf(p) > 1) return new MmppTablePolicy(p, name ?? formatPolicy(p));
   return new TablePolicy(p, name ?? describeTable(p, B));
 }
 

@@ -33,17 +33,3 @@ export async function solveMmppAndPoisson(s: ValidatedScenario, opts: { signal?:
     poissonResult: pois.result,
   };
 }
-
-/**
- * The per-phase policy of an MMPP solve result (its `policy.phases` tables), or undefined for a
- * Poisson result. What `simulate --policy optimal` and the Simulate RPC run on bursty scenarios.
- */
-export function mmppPolicyFromResult(r: SolveResult, B: number): Policy | undefined {
-  const phases = r.policy.phases;
-  if (!phases || phases.length === 0) return undefined;
-  const M = phases.length;
-  const levels = phases[0].actions.length;
-  const actions = new Int32Array(levels * M);
-  for (let j = 0; j < M; j++) for (let s = 0; s < levels; s++) actions[s * M + j] = phases[j].actions[s] ?? Math.min(s, B);
-  return { phases: M, actions, tailBatch: B };
-}

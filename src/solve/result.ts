@@ -47,7 +47,7 @@ export interface SolveResult extends Evaluation {
    * Under MMPP arrivals (docs/model.md §7) the top-level fields describe the policy in the likeliest
    * phase, and `phases` holds one control limit and action table per phase.
    */
-  readonly policy: PolicySummary & { readonly phases?: PhasePolicySummary[] };
+  readonly policy: PolicyDescription;
   readonly solver: SolverFacts;
   /** MMPP arrivals only: the process solved for (fitted, for a trace). */
   readonly arrivalProcess?: ArrivalProcessSummary;
@@ -71,25 +71,45 @@ export interface ArrivalProcessSummary {
 
 /** What `evaluate` returns: the exact evaluation and the policy's compact form. */
 export interface EvaluationResult extends Evaluation {
-  readonly policy: PolicySummary & { readonly phases?: PhasePolicySummary[] };
+  readonly policy: PolicyDescription;
   readonly arrivalProcess?: ArrivalProcessSummary;
   readonly phaseFigures?: PhaseFigures[];
+}
+
+/** A policy's compact form as results show it: under MMPP arrivals the likeliest phase's table on top, and one per phase. */
+export type PolicyDescription = PolicySummary & { readonly phases?: PhasePolicySummary[] };
+
+export function describePolicy(p: ModelParams, policy: Policy): PolicyDescription {
+  const B = p.maxBatchSize;
+  const proc = p.arrivalProcess;
+  if (!proc) return summarizePolicy(policy, B);
+  // The top-level summary reads the likeliest phase's table (a one-phase policy's own table).
+  const main = phasesOf(policy) === 1 ? policy : phasePolicy(policy, likeliestPhase(proc));
+  return { ...summarizePolicy(main, B), phases: summarizePhases(policy, proc, B) };
+}
+
+/**
+ * The solver's table back from its compact form (what `simulate --policy optimal`, the planners
+ * and the fleet router run): one table per phase for MMPP arrivals. Solver tables serve
+ * min(s, B) past their end.
+ */
+export function policyOf(d: { readonly actions: readonly number[]; readonly phases?: readonly { readonly actions: readonly number[] }[] }, B: number): Policy {
+  const phases = d.phases;
+  if (!phases || phases.length === 0) return { actions: Int32Array.from(d.actions), tailBatch: B };
+  const M = phases.length;
+  const levels = Math.max(...phases.map((p) => p.actions.length));
+  const actions = new Int32Array(levels * M);
+  for (let j = 0; j < M; j++) for (let s = 0; s < levels; s++) actions[s * M + j] = phases[j].actions[s] ?? Math.min(s, B);
+  return { phases: M, actions, tailBatch: B };
 }
 
 /** The policy, figures and arrival facts a result shows; MMPP scenarios add the per-phase ones. */
 export function describeEvaluation(p: ModelParams, policy: Policy, ev: DetailedEvaluation): EvaluationResult {
   const { stationary: _nu, levels: _n, phases: phaseFigures, ...figures } = ev;
-  const B = p.maxBatchSize;
   const proc = p.arrivalProcess;
-  if (!proc) return { ...figures, policy: summarizePolicy(policy, B) };
-  // The top-level summary reads the likeliest phase's table (a one-phase policy's own table).
-  const main = phasesOf(policy) === 1 ? policy : phasePolicy(policy, likeliestPhase(proc));
-  return {
-    ...figures,
-    policy: { ...summarizePolicy(main, B), phases: summarizePhases(policy, proc, B) },
-    arrivalProcess: arrivalSummary(proc),
-    phaseFigures,
-  };
+  const described = describePolicy(p, policy);
+  if (!proc) return { ...figures, policy: described };
+  return { ...figures, policy: described, arrivalProcess: arrivalSummary(proc), phaseFigures };
 }
 
 export function arrivalSummary(proc: MmppProcess): ArrivalProcessSummary {

@@ -10,7 +10,7 @@ import { validateScenario } from '../../src/model/validate.js';
 import { MmppTablePolicy } from '../../src/sim/mmpp.js';
 import { buildSimPolicy, parseSimPolicySpec } from '../../src/sim/policySpec.js';
 import { simulate } from '../../src/sim/simulate.js';
-import { mmppPolicyFromResult } from '../../src/solve/mmppPolicies.js';
+import { policyOf } from '../../src/solve/result.js';
 import { solveScenario } from '../../src/solve/solveScenario.js';
 import { twoClassFleet, V100 } from './helpers.js';
 
@@ -110,7 +110,7 @@ describe('MMPP request classes', () => {
     const scenario = validateScenario({ ...V100, arrivalRate: 0, arrivalProcess: light });
     const solved = await solveScenario(scenario);
     expect(run.plan!.groups[0].actions).toEqual(solved.policy.actions);
-    const single = simulate(scenario.params, new MmppTablePolicy(mmppPolicyFromResult(solved, 32)!, 'optimal'), { requests: 60_000, seed: 3 });
+    const single = simulate(scenario.params, new MmppTablePolicy(policyOf(solved.policy, 32), 'optimal'), { requests: 60_000, seed: 3 });
     const c = run.simulation.classes[0];
     expect(c.meanResponseTime).toBe(single.meanResponseTime);
     expect(c.p99).toBe(single.percentiles.p99);

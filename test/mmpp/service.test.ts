@@ -4,7 +4,7 @@ import { validateScenario } from '../../src/model/validate.js';
 import { MmppTablePolicy } from '../../src/sim/mmpp.js';
 import type { SimulationResult } from '../../src/sim/result.js';
 import { simulate } from '../../src/sim/simulate.js';
-import { mmppPolicyFromResult } from '../../src/solve/mmppPolicies.js';
+import { policyOf } from '../../src/solve/result.js';
 import type { Scenario } from '../../src/model/scenario.js';
 import { evaluateScenarioPolicy } from '../../src/solve/evaluateScenario.js';
 import { solveScenario } from '../../src/solve/solveScenario.js';
@@ -63,7 +63,7 @@ describe('bursty scenarios over gRPC (real server on 127.0.0.1:0)', () => {
         e ? reject(e) : resolve(r as SimulationResult),
       ),
     );
-    const solved = mmppPolicyFromResult(await solveScenario(BURSTY), 32)!;
+    const solved = policyOf((await solveScenario(BURSTY)).policy, 32);
     expect(solved.phases).toBe(2);
     const local = simulate(validateScenario(BURSTY).params, new MmppTablePolicy(solved, 'optimal'), { requests: 50_000, seed: 4 });
     expect(remote.arrivals).toBe('mmpp');

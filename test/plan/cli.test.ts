@@ -26,7 +26,7 @@ describe('batchwise plan', () => {
     const text = await run('plan', light, '--latency-target', '5ms');
     expect(text.code).toBe(0);
     expect(text.out).toMatch(/^Latency target 5\.0000 ms: least mean power 77\.\d{4} W/);
-    expect(text.out).toMatch(/differ only at queue length \d+: there, serve \d+ with probability 0\.\d+, else wait/);
+    expect(text.out).toMatch(/differ only where the queue length is \d+: there, serve \d+ with probability 0\.\d+, else wait/);
     const json = await run('plan', light, '--latency-target', '5ms', '--json');
     const r = JSON.parse(json.out) as PlanResult;
     expect(r.mix!.figures.meanResponseTime).toBeCloseTo(5e-3, 15);

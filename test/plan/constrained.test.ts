@@ -3,6 +3,8 @@ import { ScenarioError } from '../../src/model/errors.js';
 import { planScenario, type PlanResult } from '../../src/plan/constrained.js';
 import { computeFrontier, type Frontier } from '../../src/plan/frontier.js';
 import { DEFAULT_RESOLUTION } from '../../src/plan/search.js';
+import { formatDuration } from '../../src/plan/units.js';
+import { solveScenario } from '../../src/solve/solveScenario.js';
 import { specScenario } from '../helpers/scenarios.js';
 
 const rel = (a: number, b: number): number => Math.abs(a - b) / Math.abs(b);
@@ -115,10 +117,12 @@ describe('infeasible targets', () => {
     expect(e.reason).toMatch(/least achievable mean response time is 6\.9448 ms/);
   });
 
-  it('bursty (MMPP) arrivals are refused rather than planned as Poisson', async () => {
+  it('under bursty (MMPP) arrivals an unreachable target names the least achievable latency of the per-phase optimum', async () => {
     const bursty = { ...specScenario(2000, 1e-4), arrivalProcess: { burst: { meanRate: 2000, peakToMean: 2.5, meanBurstSeconds: 0.05, meanGapSeconds: 0.2 } } };
-    const e = await fails(planScenario(bursty, { kind: 'latency', seconds: 10e-3 }));
-    expect(e.field).toBe('arrivalProcess');
+    const least = await solveScenario({ ...bursty, objective: { latencyWeight: 1, powerWeight: 0 } });
+    const e = await fails(planScenario(bursty, { kind: 'latency', seconds: 0.5 * least.meanResponseTime }));
+    expect(e.field).toBe('latencyTarget');
+    expect(e.reason).toContain(`least achievable mean response time is ${formatDuration(least.meanResponseTime)}`);
   });
 
   it('a power budget below the least possible power names the bound', async () => {

@@ -1,14 +1,21 @@
+import { deterministicGf, invertGf, vanLoanIntegral } from '../mmpp/reference.js';
+
 /**
  * An independent, naive evaluator of randomised and switching policies for the mix tests:
- * Poisson pmfs from the textbook formula, a dense embedded chain lumped at N−1, Gaussian
- * elimination for its stationary law. Deterministic service only. Shares no code with src/.
+ * a dense embedded chain on (queue, phase, mode) lumped at N−1, Gaussian elimination for its
+ * stationary law. Deterministic service only. Poisson arrivals (one phase) use the textbook
+ * pmf; MMPP arrivals the counting matrices by inverse DFT of exp(T(D0 + zD1)) and E[∫A] by
+ * the Van Loan block exponential (test/mmpp/reference.ts). Shares no code with src/.
  *
- * The chain is on (s, m): m is the policy the current cycle follows. In `state` a coin picks
+ * m is the policy the current cycle follows. In `state` (a flat index s·M + j) a coin picks
  * m' = 0 with probability q (else 1) and the action of policy m'; elsewhere policy m acts.
  * Per-decision randomisation is the special case of two policies that differ only at `state`.
  */
 export interface DenseSystem {
-  readonly lambda: number;
+  /** Arrival rate per phase; one entry for Poisson arrivals. */
+  readonly rates: readonly number[];
+  /** Phase generator, row-major (zero for Poisson arrivals). */
+  readonly Q: readonly number[];
   /** Mean (= deterministic) service time of a batch of b. */
   readonly l: (b: number) => number;
   readonly P: (b: number) => number;
@@ -20,43 +27,97 @@ export interface DenseFigures {
   readonly meanPower: number;
 }
 
+/** Action of a policy at queue length s in phase j. */
+export type DenseAction = (s: number, j: number) => number;
+
 function poisson(mu: number, k: number): number {
   let p = Math.exp(-mu);
   for (let i = 1; i <= k; i++) p *= mu / i;
   return p;
 }
 
-type Branches = (s: number, m: number) => { action: number; prob: number; mode: number }[];
+type Branches = (s: number, j: number, m: number) => { action: number; prob: number; mode: number }[];
+
+/** P(k arrivals, end in phase j' | start in phase j) during a batch of a, and E[∫A dt | j]. */
+interface Counts {
+  readonly count: (k: number, j: number, jj: number) => number;
+  /** Σ_k of count: 1 for Poisson, e^{Q·l}[j][j'] for MMPP. */
+  readonly total: (j: number, jj: number) => number;
+  readonly hold: (j: number) => number;
+}
+
+function arrivalsDuring(t: DenseSystem, a: number, N: number): Counts {
+  const l = t.l(a);
+  const M = t.rates.length;
+  if (M === 1) {
+    const lam = t.rates[0];
+    return { count: (k) => poisson(lam * l, k), total: () => 1, hold: () => (lam * l * l) / 2 };
+  }
+  const mmpp = { rates: [...t.rates], Q: [...t.Q] };
+  const gf = deterministicGf(mmpp, l);
+  const probs = invertGf(gf, M, 2 * N);
+  const phaseChange = gf(1, 0).re;
+  const integral = vanLoanIntegral(mmpp, l);
+  return {
+    count: (k, j, jj) => Math.max(0, probs[(k * M + j) * M + jj]),
+    total: (j, jj) => phaseChange[j * M + jj],
+    hold: (j) => integral[j],
+  };
+}
+
+/** π of the phase generator (π_j ∝ mean holding time × the jump chain's stationary weight). */
+function meanRate(t: DenseSystem): number {
+  const M = t.rates.length;
+  if (M === 1) return t.rates[0];
+  const A = Array.from({ length: M }, (_, r) => Float64Array.from({ length: M }, (_, c) => t.Q[c * M + r]));
+  const rhs = new Float64Array(M);
+  A[M - 1] = new Float64Array(M).fill(1);
+  rhs[M - 1] = 1;
+  const pi = gauss(A, rhs);
+  return t.rates.reduce((acc, r, j) => acc + r * pi[j], 0);
+}
 
 function solve(t: DenseSystem, N: number, branches: Branches): DenseFigures {
-  const n = 2 * N;
+  const M = t.rates.length;
+  const n = 2 * M * N;
+  const idx = (s: number, j: number, m: number): number => (s * M + j) * 2 + m;
   const P: Float64Array[] = Array.from({ length: n }, () => new Float64Array(n));
   const H = new Float64Array(n);
   const Y = new Float64Array(n);
   const E = new Float64Array(n);
+  const lbar = meanRate(t);
+  const during = new Map<number, Counts>();
   for (let s = 0; s < N; s++) {
-    for (let m = 0; m < 2; m++) {
-      const i = 2 * s + m;
-      for (const br of branches(s, m)) {
-        const a = br.action;
-        if (a === 0) {
-          P[i][2 * Math.min(s + 1, N - 1) + br.mode] += br.prob;
-          H[i] += (br.prob * s) / t.lambda;
-          Y[i] += br.prob / t.lambda;
-          E[i] += (br.prob * t.P0) / t.lambda;
-          continue;
+    for (let j = 0; j < M; j++) {
+      for (let m = 0; m < 2; m++) {
+        const i = idx(s, j, m);
+        for (const br of branches(s, j, m)) {
+          const a = br.action;
+          if (a === 0) {
+            const out = t.rates[j] - t.Q[j * M + j];
+            P[i][idx(Math.min(s + 1, N - 1), j, br.mode)] += (br.prob * t.rates[j]) / out;
+            for (let jj = 0; jj < M; jj++) if (jj !== j) P[i][idx(s, jj, br.mode)] += (br.prob * t.Q[j * M + jj]) / out;
+            H[i] += (br.prob * s) / out;
+            Y[i] += br.prob / out;
+            E[i] += (br.prob * t.P0) / out;
+            continue;
+          }
+          if (!during.has(a)) during.set(a, arrivalsDuring(t, a, N));
+          const d = during.get(a)!;
+          for (let jj = 0; jj < M; jj++) {
+            let rest = d.total(j, jj);
+            for (let k = 0; s - a + k < N - 1; k++) {
+              const p = d.count(k, j, jj);
+              P[i][idx(s - a + k, jj, br.mode)] += br.prob * p;
+              rest -= p;
+            }
+            P[i][idx(N - 1, jj, br.mode)] += br.prob * rest;
+          }
+          const l = t.l(a);
+          H[i] += br.prob * (s * l + d.hold(j));
+          Y[i] += br.prob * l;
+          E[i] += br.prob * t.P(a) * l;
         }
-        const l = t.l(a);
-        let rest = 1;
-        for (let k = 0; s - a + k < N - 1; k++) {
-          const p = poisson(t.lambda * l, k);
-          P[i][2 * (s - a + k) + br.mode] += br.prob * p;
-          rest -= p;
-        }
-        P[i][2 * (N - 1) + br.mode] += br.prob * rest;
-        H[i] += br.prob * (s * l + (t.lambda * l * l) / 2);
-        Y[i] += br.prob * l;
-        E[i] += br.prob * t.P(a) * l;
       }
     }
   }
@@ -74,7 +135,7 @@ function solve(t: DenseSystem, N: number, branches: Branches): DenseFigures {
     y += pi[i] * Y[i];
     e += pi[i] * E[i];
   }
-  return { meanResponseTime: h / (t.lambda * y), meanPower: e / y };
+  return { meanResponseTime: h / (lbar * y), meanPower: e / y };
 }
 
 function gauss(A: Float64Array[], b: Float64Array): Float64Array {
@@ -96,31 +157,32 @@ function gauss(A: Float64Array[], b: Float64Array): Float64Array {
   return Float64Array.from(b, (v, i) => (A[i][i] === 0 ? 0 : v / A[i][i]));
 }
 
-/** Switch between policies a0 and a1 at `state` (probability q for a0), as described above. */
-export function denseSwitchingMix(t: DenseSystem, a0: (s: number) => number, a1: (s: number) => number, state: number, q: number, N = 160): DenseFigures {
-  return solve(t, N, (s, m) =>
-    s === state
+/** Switch between policies a0 and a1 at the flat state `state` (probability q for a0), as described above. */
+export function denseSwitchingMix(t: DenseSystem, a0: DenseAction, a1: DenseAction, state: number, q: number, N = 160): DenseFigures {
+  const M = t.rates.length;
+  return solve(t, N, (s, j, m) =>
+    s * M + j === state
       ? [
-          { action: a0(s), prob: q, mode: 0 },
-          { action: a1(s), prob: 1 - q, mode: 1 },
+          { action: a0(s, j), prob: q, mode: 0 },
+          { action: a1(s, j), prob: 1 - q, mode: 1 },
         ]
-      : [{ action: m === 0 ? a0(s) : a1(s), prob: 1, mode: m }],
+      : [{ action: m === 0 ? a0(s, j) : a1(s, j), prob: 1, mode: m }],
   );
 }
 
 /** Toss a fresh coin at every decision: a0's action with probability q, else a1's (no memory). */
-export function densePerDecisionMix(t: DenseSystem, a0: (s: number) => number, a1: (s: number) => number, q: number, N = 160): DenseFigures {
-  return solve(t, N, (s) =>
-    a0(s) === a1(s)
-      ? [{ action: a0(s), prob: 1, mode: 0 }]
+export function densePerDecisionMix(t: DenseSystem, a0: DenseAction, a1: DenseAction, q: number, N = 160): DenseFigures {
+  return solve(t, N, (s, j) =>
+    a0(s, j) === a1(s, j)
+      ? [{ action: a0(s, j), prob: 1, mode: 0 }]
       : [
-          { action: a0(s), prob: q, mode: 0 },
-          { action: a1(s), prob: 1 - q, mode: 0 },
+          { action: a0(s, j), prob: q, mode: 0 },
+          { action: a1(s, j), prob: 1 - q, mode: 0 },
         ],
   );
 }
 
 /** The docs/model.md §6 system at rate λ (V100 fit, deterministic service, P(b) = 80 + 3b, P0 = 40). */
 export function specSystem(lambda: number): DenseSystem {
-  return { lambda, l: (b) => 0.0001438 * b + 0.0018874, P: (b) => 80 + 3 * b, P0: 40 };
+  return { rates: [lambda], Q: [0], l: (b) => 0.0001438 * b + 0.0018874, P: (b) => 80 + 3 * b, P0: 40 };
 }

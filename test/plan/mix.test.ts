@@ -12,7 +12,7 @@ import { densePerDecisionMix, denseSwitchingMix, specSystem } from './denseMix.j
 const params = validateScenario(specScenario(1500, 1e-4)).params;
 const pmfs = buildArrivalTable(params);
 const rel = (a: number, b: number): number => Math.abs(a - b) / Math.abs(b);
-const act = (p: Policy) => (s: number) => actionAt(p, s);
+const act = (p: Policy) => (s: number, j: number) => actionAt(p, s, j);
 
 describe('the single-state mix of a latency-target plan (λ = 1500, target 5 ms)', () => {
   it('meets the target exactly, and an independent dense evaluation agrees', async () => {
@@ -45,8 +45,8 @@ describe('switching between policies that differ in many states (renewal–rewar
     for (const theta of [0.1, 0.5, 0.83]) {
       const m = buildMix(params, e3, e8, r, theta, pmfs);
       expect(m.kind).toBe('regenerative');
-      const y1 = cycleTime(params, cl3, e3.ev, r);
-      const y2 = cycleTime(params, cl8, e8.ev, r);
+      const y1 = cycleTime(params, e3, r);
+      const y2 = cycleTime(params, e8, r);
       expect(rel(m.probability, (theta * y2) / (theta * y2 + (1 - theta) * y1))).toBeLessThan(1e-12);
       const R = theta * e3.ev.meanResponseTime + (1 - theta) * e8.ev.meanResponseTime;
       const P = theta * e3.ev.meanPower + (1 - theta) * e8.ev.meanPower;

@@ -17,6 +17,8 @@ import type { BatchwiseClient } from '../../service/client.js';
 import { backendOf, figuresLine } from './plan.js';
 import { backendOption } from './solve.js';
 import { positiveInt } from './simulate.js';
+import { scaledMmpp } from '../../model/mmpp/process.js';
+import { validateArrivalProcess } from '../../model/mmpp/validate.js';
 
 export function registerFleet(program: Command): void {
   const fleet = program
@@ -78,10 +80,22 @@ export function registerFleet(program: Command): void {
  * The scenario file describes one accelerator; its arrivalRate is replaced by total/n. It
  * must still validate, so an arrivalRate that the file leaves out is filled with a small one.
  */
+/**
+ * The scenario as one accelerator's, before sizeFleet splits Λ: a missing arrivalRate is filled
+ * in, and an arrival process only gives the traffic's shape (sizeFleet scales its rates to Λ/n),
+ * so it is validated at a mean of min(Λ, 1) /s rather than at whatever scale it was written.
+ */
 function validateFleetScenario(json: unknown, totalRate: number): ReturnType<typeof validateScenario> {
-  if (typeof json === 'object' && json !== null && !('arrivalRate' in json)) {
-    return validateScenario({ ...(json as object), arrivalRate: Math.min(totalRate, 1) });
+  if (typeof json !== 'object' || json === null) return validateScenario(json);
+  const raw = json as Record<string, unknown>;
+  const mean = Math.min(totalRate, 1);
+  if (raw.arrivalProcess !== undefined && raw.arrivalProcess !== null) {
+    const proc = validateArrivalProcess(raw.arrivalProcess).process;
+    const shape = scaledMmpp(proc, mean / proc.meanRate);
+    const mmpp = { rates: Array.from(shape.rates), generator: Array.from(shape.generator) };
+    return validateScenario({ ...raw, arrivalRate: 0, arrivalProcess: { mmpp } });
   }
+  if (!('arrivalRate' in raw)) return validateScenario({ ...raw, arrivalRate: mean });
   return validateScenario(json);
 }
 

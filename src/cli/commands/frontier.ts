@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { validateScenario } from '../../model/validate.js';
-import { summarizePolicy } from '../../policy/policy.js';
+import { describePolicy } from '../../solve/result.js';
 import { computeFrontier, type Frontier } from '../../plan/frontier.js';
 import { renderFrontierSvg } from '../../plan/svg/frontierChart.js';
 import { formatDuration, formatPower, parseDuration } from '../../plan/units.js';
@@ -43,7 +43,7 @@ export function registerFrontier(program: Command): void {
         weightLow: v.weightLow,
         weightHigh: Number.isFinite(v.weightHigh) ? v.weightHigh : null,
         solvedAt: Number.isFinite(v.solvedAt) ? v.solvedAt : null,
-        policy: summarizePolicy(v.policy, B),
+        policy: describePolicy(scenario.params, v.policy),
       }));
       if (o.svg) {
         const points = rows.map((r) => ({ meanResponseTime: r.meanResponseTime, meanPower: r.meanPower, controlLimit: r.policy.controlLimit }));

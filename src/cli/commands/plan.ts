@@ -2,11 +2,12 @@ import { Option, type Command } from 'commander';
 import { ScenarioError } from '../../model/errors.js';
 import type { Backend } from '../../model/scenario.js';
 import { validateScenario } from '../../model/validate.js';
-import type { PolicySummary } from '../../policy/policy.js';
 import { planScenario, type PlanResult, type PlanTarget } from '../../plan/constrained.js';
 import type { Figures } from '../../plan/figures.js';
+import type { Mix } from '../../plan/mix.js';
+import type { PolicyDescription } from '../../solve/result.js';
 import { formatDuration, formatPower, parseDuration, parsePower } from '../../plan/units.js';
-import { describePolicy } from '../format.js';
+import { policyDescriptionLines } from '../format.js';
 import { readJsonFile } from '../io.js';
 import { backendOption } from './solve.js';
 
@@ -53,8 +54,13 @@ function actionText(a: number): string {
   return a === 0 ? 'wait' : `serve ${a}`;
 }
 
-function policyLines(p: PolicySummary, B: number, indent: string): string[] {
-  return describePolicy(p, B).map((l) => `${indent}${l}`);
+function policyLines(p: PolicyDescription, B: number, indent: string): string[] {
+  return policyDescriptionLines(p, B).map((l) => `${indent}${l}`);
+}
+
+/** Where a mix tosses its coin: a queue length, and the arrival phase under bursty arrivals. */
+function coinState(m: Mix, phased: boolean): string {
+  return phased ? `the queue length is ${m.state} in arrival phase ${m.phase}` : `the queue length is ${m.state}`;
 }
 
 export function formatPlan(r: PlanResult, B: number): string[] {
@@ -73,14 +79,15 @@ export function formatPlan(r: PlanResult, B: number): string[] {
     );
   }
   const m = r.mix;
+  const phased = r.deterministic.policy.phases !== undefined;
   if (m) {
-    const a1 = m.first.policy.actions[m.state] ?? Math.min(m.state, B);
-    const a2 = m.second.policy.actions[m.state] ?? Math.min(m.state, B);
+    const [a1, a2] = m.actions;
+    const at = coinState(m, phased);
     out.push(
       m.kind === 'single-state'
-        ? `  The two policies differ only at queue length ${m.state}: there, ${actionText(a1)} with probability ${m.probability.toFixed(6)}, else ${actionText(a2)}.`
-        : `  Each time the queue length is ${m.state}, follow policy A with probability ${m.probability.toFixed(6)} until it is ${m.state} again, else policy B.`,
-      `  Time (and request) share under A: ${m.timeShare.toFixed(6)}; mean time between visits to ${m.state}: A ${formatDuration(m.cycleTimes[0])}, B ${formatDuration(m.cycleTimes[1])}`,
+        ? `  The two policies differ only where ${at}: there, ${actionText(a1)} with probability ${m.probability.toFixed(6)}, else ${actionText(a2)}.`
+        : `  Each time ${at}, follow policy A with probability ${m.probability.toFixed(6)} until that state recurs, else policy B.`,
+      `  Time (and request) share under A: ${m.timeShare.toFixed(6)}; mean time between visits to that state: A ${formatDuration(m.cycleTimes[0])}, B ${formatDuration(m.cycleTimes[1])}`,
       `  Mix (exact): ${figuresLine(m.figures)}`,
       '  Policy A:',
       ...policyLines(m.first.policy, B, '    '),
@@ -94,10 +101,10 @@ export function formatPlan(r: PlanResult, B: number): string[] {
     );
   }
   const v = r.vertexMix;
-  if (v && m && (v.state !== m.state || v.kind !== m.kind)) {
+  if (v && m && (v.state !== m.state || v.phase !== m.phase || v.kind !== m.kind)) {
     out.push(
-      `  Or alternate the two frontier vertices below: each time the queue length is ${v.state}, follow the first with probability ` +
-        `${v.probability.toFixed(6)} until it is ${v.state} again, else the second (time share ${v.timeShare.toFixed(6)}; E[P] ${formatPower(v.figures.meanPower)}, E[R] ${formatDuration(v.figures.meanResponseTime)}).`,
+      `  Or alternate the two frontier vertices below: each time ${coinState(v, phased)}, follow the first with probability ` +
+        `${v.probability.toFixed(6)} until that state recurs, else the second (time share ${v.timeShare.toFixed(6)}; E[P] ${formatPower(v.figures.meanPower)}, E[R] ${formatDuration(v.figures.meanResponseTime)}).`,
     );
   }
   if (r.bracket) {

@@ -11,22 +11,16 @@ import { simulate } from '../../sim/simulate.js';
 import { parseTrace } from '../../sim/trace.js';
 import { solveScenario } from '../../solve/solveScenario.js';
 import { readJsonFile } from '../io.js';
-import { mmppPolicyFromResult } from '../../solve/mmppPolicies.js';
+import { policyOf } from '../../solve/result.js';
 
 export const POLICY_HELP =
   'optimal | greedy | static:b | control-limit:M | table:a0,a1,… | triton:delay=2ms,preferred=8|16,max=32 | ' +
   'tf-serving:timeout=1ms,max=32,allowed=8|16|32 | aimd:slo=5ms,step=1,backoff=0.9 (see docs/simulator.md)';
 
-/** The solver's optimal policy of a scenario, as a table (beyond it: serve min(s, B)). */
+/** The solver's optimal policy of a scenario, as a table (beyond it: serve min(s, B)); per phase for bursty scenarios (docs/model.md §7). */
 export async function optimalPolicy(scenario: ValidatedScenario, signal?: AbortSignal): Promise<Policy> {
   const r = await solveScenario(scenario, { signal });
-  return { actions: Int32Array.from(r.policy.actions), tailBatch: scenario.params.maxBatchSize };
-}
-
-/** The solved policy for `--policy optimal`: per phase for bursty scenarios (docs/model.md §7). */
-async function optimalSimPolicy(scenario: ValidatedScenario): Promise<Policy> {
-  const r = await solveScenario(scenario);
-  return mmppPolicyFromResult(r, scenario.params.maxBatchSize) ?? { actions: Int32Array.from(r.policy.actions), tailBatch: scenario.params.maxBatchSize };
+  return policyOf(r.policy, scenario.params.maxBatchSize);
 }
 
 export function positiveInt(what: string): (v: string) => number {
@@ -105,7 +99,7 @@ export function registerSimulate(program: Command): void {
       ) => {
         const scenario = validateScenario(readJsonFile(file));
         const spec = parseSimPolicySpec(o.policy, scenario.params.maxBatchSize, '--policy');
-        const optimal = spec.kind === 'optimal' ? await optimalSimPolicy(scenario) : undefined;
+        const optimal = spec.kind === 'optimal' ? await optimalPolicy(scenario) : undefined;
         const trace = o.trace === undefined ? undefined : readTrace(o.trace, o.traceColumn);
         const bar = progressBar(!o.json && process.stderr.isTTY === true, 'simulating');
         const result = simulate(scenario.params, buildSimPolicy(spec, scenario.params, optimal), {

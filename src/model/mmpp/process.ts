@@ -120,6 +120,15 @@ export function poissonAsMmpp(rate: number): MmppProcess {
   return makeMmpp([rate], [0], 'mmpp');
 }
 
+/**
+ * The process with every rate scaled by `factor`, phases unchanged: what each of n servers
+ * sees when arrivals are routed at random (factor 1/n), or the same traffic shape at another
+ * mean rate.
+ */
+export function scaledMmpp(p: MmppProcess, factor: number): MmppProcess {
+  return { ...p, rates: Float64Array.from(p.rates, (r) => r * factor), meanRate: p.meanRate * factor };
+}
+
 /** q_j = −Q_jj, the rate of leaving phase j. */
 export function exitRate(p: MmppProcess, j: number): number {
   return -p.generator[j * p.phases + j];

@@ -8,6 +8,7 @@ import { asValidated } from '../frontier.js';
 import { renderSetting } from './render.js';
 import { TARGETS, type BatchingSetting, type ExportTarget } from './targets.js';
 import { delayRange, tuneDelay, type DelayTrial } from './tune.js';
+import { policyOf } from '../../solve/result.js';
 
 /**
  * Export: the scenario's optimal policy translated into a serving system's batching
@@ -92,7 +93,7 @@ export async function exportPolicy(input: unknown, target: ExportTarget, o: Expo
   throwIfAborted(o.signal);
   const sim = { requests, seed, signal: o.signal };
   const exported = simulateDetailed(p, spec.simPolicy(setting), sim);
-  const optimal = simulateDetailed(p, tablePolicy({ actions: Int32Array.from(solved.policy.actions), tailBatch: B }, B, 'optimal'), sim);
+  const optimal = simulateDetailed(p, tablePolicy(policyOf(solved.policy, B), B, 'optimal'), sim);
   const n = Math.min(exported.groupCost.length, optimal.groupCost.length);
   const diff = new Float64Array(n);
   for (let j = 0; j < n; j++) diff[j] = exported.groupCost[j] - optimal.groupCost[j];

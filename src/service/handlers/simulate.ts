@@ -4,7 +4,7 @@ import type { SimulateRequestMessage, SimulateResponse } from '../messages.js';
 import type { UnaryHandler } from '../rpc/context.js';
 import { inField } from '../rpc/errorTable.js';
 import { parseScenario, type ServiceDeps } from './deps.js';
-import { mmppPolicyFromResult } from '../../solve/mmppPolicies.js';
+import { policyOf } from '../../solve/result.js';
 
 /**
  * Simulate: validates the request (the scenario within the server's limits), gets the
@@ -21,7 +21,7 @@ export function createSimulateHandler(deps: ServiceDeps): UnaryHandler<SimulateR
     let optimal: Policy | undefined;
     if (call.spec.kind === 'optimal') {
       const solved = await deps.coordinator.solve(call.scenario, { signal: ctx.signal, bounded: true });
-      optimal = mmppPolicyFromResult(solved.result, B) ?? { actions: Int32Array.from(solved.result.policy.actions), tailBatch: B };
+      optimal = policyOf(solved.result.policy, B);
       ctx.facts.cached = solved.cached;
     }
     const result = await deps.pool.submit('simulate', { call, optimal }, { signal: ctx.signal, bounded: true });
