@@ -5,7 +5,8 @@
  * every S tried; the answers must agree to 1e-9.
  */
 import { pino } from 'pino';
-import { BatchwiseClient, BatchwiseServer, type Scenario, type ScenarioResult, type SolveBatchRequest } from '../src/index.js';
+import { type Scenario, type ScenarioResult, type SolveBatchRequest } from '../src/index.js';
+import { BatchwiseClient, BatchwiseServer } from '../src/service/index.js';
 import { fmt } from './stats.js';
 import type { BenchContext, BenchSection } from './types.js';
 

@@ -4,7 +4,8 @@
  * real server with two workers (both cores), neighbour warm starts on, fresh server per run.
  */
 import { pino } from 'pino';
-import { BatchwiseClient, BatchwiseServer, type Scenario, type ScenarioResult } from '../src/index.js';
+import { type Scenario, type ScenarioResult } from '../src/index.js';
+import { BatchwiseClient, BatchwiseServer } from '../src/service/index.js';
 import { fmt, median } from './stats.js';
 import type { BenchContext, BenchSection } from './types.js';
 

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { pino } from 'pino';
 import { formatSolve } from '../src/cli/format.js';
-import { BatchwiseClient, BatchwiseServer } from '../src/index.js';
+import { BatchwiseClient, BatchwiseServer } from '../src/service/index.js';
 
 const file = new URL('./scenario.json', import.meta.url);
 const scenario = JSON.parse(readFileSync(file, 'utf8')) as { maxBatchSize: number };

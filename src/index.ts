@@ -1,4 +1,8 @@
-/** Public entry points of batchwise. */
+/**
+ * Public entry points of batchwise: the model, solvers, simulator and planners. The gRPC server
+ * and client are in 'batchwise/service' (src/service/index.ts), so that importing the core does
+ * not load gRPC, pino or prom-client; the WebGPU binding loads only when a GPU solve needs it.
+ */
 export * from './model/scenario.js';
 export { validateScenario, loadFactor } from './model/validate.js';
 export { ScenarioError, LimitError, AbortError } from './model/errors.js';
@@ -19,7 +23,7 @@ export { relativeValueIteration } from './solve/cpu/rvi.js';
 export { policyIteration } from './solve/cpu/pi.js';
 export * from './sim/index.js';
 export * from './plan/index.js';
-export * from './service/index.js';
+export type * from './service/messages.js';
 // Bursty arrivals: the MMPP process, trace fitting, simulation (docs/model.md §7, docs/mmpp.md).
 export { makeMmpp, poissonAsMmpp, stationaryVector, type MmppProcess, type ArrivalSource as ArrivalProcessSource } from './model/mmpp/process.js';
 export { burstToMmpp, type BurstProfile } from './model/mmpp/burst.js';

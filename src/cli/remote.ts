@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { BatchwiseClient, type ClientTls } from '../service/client.js';
+import type { BatchwiseClient, ClientTls } from '../service/client.js';
 
 /** Options of every command that can talk to a server. */
 export interface RemoteOptions {
@@ -38,7 +38,8 @@ export function checkAddress(address: string): string {
   return address;
 }
 
-export function connect(o: RemoteOptions & { server: string }): BatchwiseClient {
+/** A client for --server; the gRPC stack is loaded only here, so local commands never pay for it. */
+export async function connect(o: RemoteOptions & { server: string }): Promise<BatchwiseClient> {
   let tls: ClientTls | undefined;
   if (o.tls || o.tlsCa || o.tlsCert || o.tlsKey || o.tlsServerName) {
     if ((o.tlsCert === undefined) !== (o.tlsKey === undefined)) throw new InvalidArgumentError('--tls-cert and --tls-key go together');
@@ -49,7 +50,21 @@ export function connect(o: RemoteOptions & { server: string }): BatchwiseClient 
       ...(o.tlsServerName ? { serverName: o.tlsServerName } : {}),
     };
   }
-  return new BatchwiseClient(checkAddress(o.server), { tls });
+  const address = checkAddress(o.server);
+  const { BatchwiseClient: Client } = await import('../service/client.js');
+  return new Client(address, { tls });
+}
+
+/** One remote call with Ctrl-C cancelling it (the server stops the job), the client closed after. */
+export async function withClient<T>(o: RemoteOptions & { server: string }, run: (c: BatchwiseClient, signal: AbortSignal) => Promise<T>): Promise<T> {
+  const client = await connect(o);
+  const sig = cancelOnSigint();
+  try {
+    return await run(client, sig.signal);
+  } finally {
+    sig.dispose();
+    client.close();
+  }
 }
 
 /** Ctrl-C cancels the remote call (the server stops the solve) instead of killing the process mid-stream. */
@@ -62,32 +77,20 @@ export function cancelOnSigint(): { signal: AbortSignal; dispose(): void } {
 
 /** `solve --server`: streams progress to stderr (on a terminal) and returns the server's result. */
 export async function solveRemote(o: RemoteOptions & { server: string }, scenario: unknown, showProgress: boolean) {
-  const client = connect(o);
-  const sig = cancelOnSigint();
-  try {
-    return await client.solve(scenario, {
-      signal: sig.signal,
+  return withClient(o, (client, signal) =>
+    client.solve(scenario, {
+      signal,
       onProgress: showProgress
         ? (p) => {
             const gap = (p.averageCostUpper - p.averageCostLower) / Math.abs(p.averageCostLower);
             process.stderr.write(`\r  S = ${p.maxQueue}  iteration ${p.iteration}  control limit ${p.controlLimit}  relative gap ${gap.toExponential(2)}   `);
           }
         : undefined,
-    });
-  } finally {
-    sig.dispose();
-    client.close();
-  }
+    }),
+  );
 }
 
 /** `evaluate --server`. */
 export async function evaluateRemote(o: RemoteOptions & { server: string }, scenario: unknown, policy: string) {
-  const client = connect(o);
-  const sig = cancelOnSigint();
-  try {
-    return await client.evaluate(scenario, policy, { signal: sig.signal });
-  } finally {
-    sig.dispose();
-    client.close();
-  }
+  return withClient(o, (client, signal) => client.evaluate(scenario, policy, { signal }));
 }

@@ -6,7 +6,8 @@ import { compareMmppPolicies } from '../../sim/mmppCompare.js';
 import { solveMmppAndPoisson } from '../../solve/mmppPolicies.js';
 import { formatDuration, parseDuration } from '../../sim/durations.js';
 import { readJsonFile } from '../io.js';
-import { optimalPolicy, positiveInt, progressBar } from './simulate.js';
+import { progressBar } from '../progress.js';
+import { optimalPolicy, positiveInt } from './simulate.js';
 
 const ms = (s: number): string => (s * 1e3).toFixed(4);
 

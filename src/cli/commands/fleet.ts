@@ -12,7 +12,7 @@ import { validateScenario } from '../../model/validate.js';
 import { sizeFleet, type FleetPoint } from '../../plan/fleet.js';
 import { formatDuration, formatPower, parseDuration, parseRate } from '../../plan/units.js';
 import { readJsonFile } from '../io.js';
-import { addRemoteOptions, cancelOnSigint, connect, type RemoteOptions } from '../remote.js';
+import { addRemoteOptions, withClient, type RemoteOptions } from '../remote.js';
 import type { BatchwiseClient } from '../../service/client.js';
 import { backendOf, figuresLine } from './plan.js';
 import { backendOption } from './solve.js';
@@ -136,7 +136,7 @@ function registerFleetSimulate(fleet: Command): void {
     const learned = o.weights !== undefined ? (readJsonFile(o.weights) as RouterWeights) : undefined;
     const { simulation, plan } =
       o.server !== undefined
-        ? await remote({ ...o, server: o.server }, (c, signal) =>
+        ? await withClient({ ...o, server: o.server }, (c, signal) =>
             c.fleetSimulate({ fleet: json, router: o.router, requests: o.requests, seed: o.seed, weights: learned }, { signal }),
           )
         : await runFleet(f, o.router, { requests: o.requests, seed: o.seed, learned });
@@ -148,17 +148,6 @@ function registerFleetSimulate(fleet: Command): void {
   });
 }
 
-/** One remote call with Ctrl-C cancelling it (the server stops the job). */
-async function remote<T>(o: RemoteOptions & { server: string }, run: (c: BatchwiseClient, signal: AbortSignal) => Promise<T>): Promise<T> {
-  const client = connect(o);
-  const sig = cancelOnSigint();
-  try {
-    return await run(client, sig.signal);
-  } finally {
-    sig.dispose();
-    client.close();
-  }
-}
 
 /** `batchwise fleet plan FLEET.json`: best segregation by exact solves; `--least` sizes one group for the targets; `--server`: the FleetPlan RPC. */
 function registerFleetPlan(fleet: Command): void {
@@ -179,7 +168,7 @@ function registerFleetPlan(fleet: Command): void {
       if (k < 0) throw new InvalidArgumentError(`--kind ${o.kind} names no accelerator group (groups: ${f.kinds.map((x) => x.name).join(', ')})`);
       const r =
         server !== undefined
-          ? await remote({ ...o, server }, async (c, signal) => {
+          ? await withClient({ ...o, server }, async (c, signal) => {
               const a = await c.fleetPlan({ fleet: json, least: true, kind: f.kinds[k].name, maxAccelerators: o.maxAccelerators }, { signal });
               return { kind: a.kind ?? f.kinds[k].name, count: a.count ?? 0, plan: a.plan, rejected: a.rejected ?? [] };
             })
@@ -192,7 +181,7 @@ function registerFleetPlan(fleet: Command): void {
       process.stdout.write(`${r.count} × ${r.kind} meet every class target.\n${formatPlan({ ...f, kinds: f.kinds.map((x, i) => (i === k ? { ...x, count: r.count } : x)) }, r.plan)}\n`);
       return;
     }
-    const plan = server !== undefined ? (await remote({ ...o, server }, (c, signal) => c.fleetPlan({ fleet: json }, { signal }))).plan : await planSegregation(f);
+    const plan = server !== undefined ? (await withClient({ ...o, server }, (c, signal) => c.fleetPlan({ fleet: json }, { signal }))).plan : await planSegregation(f);
     if (plan === null) throw new ScenarioError('accelerators', 'no segregation of this fleet keeps every class stable');
     if (o.json) {
       process.stdout.write(`${JSON.stringify(plan, null, 2)}\n`);

@@ -1,8 +1,8 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { pino, type Level } from 'pino';
+import type { Level } from 'pino';
 import type { ServiceLimits } from '../../service/config.js';
-import { BatchwiseServer } from '../../service/server.js';
-import { ConfigError, type ServerTls } from '../../service/tls.js';
+import type { BatchwiseServer } from '../../service/server.js';
+import type { ServerTls } from '../../service/tls.js';
 import { readPem } from '../remote.js';
 
 interface ServeOptions {
@@ -85,6 +85,12 @@ async function start(o: ServeOptions): Promise<BatchwiseServer> {
     ...(o.maxBatchScenarios !== undefined ? { maxScenariosPerBatch: o.maxBatchScenarios } : {}),
     ...(o.maxMessageBytes !== undefined ? { maxMessageBytes: o.maxMessageBytes } : {}),
   };
+  // Loaded here, not at the top: `batchwise --help` and local commands never load gRPC, pino or the GPU stack.
+  const [{ BatchwiseServer }, { ConfigError }, { pino }] = await Promise.all([
+    import('../../service/server.js'),
+    import('../../service/tls.js'),
+    import('pino'),
+  ]);
   try {
     return await BatchwiseServer.start({
       host: o.host,

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import cliProgress from 'cli-progress';
 import { InvalidArgumentError, type Command } from 'commander';
 import { ScenarioError } from '../../model/errors.js';
 import type { ValidatedScenario } from '../../model/scenario.js';
@@ -11,6 +10,7 @@ import { simulate } from '../../sim/simulate.js';
 import { parseTrace } from '../../sim/trace.js';
 import { solveScenario } from '../../solve/solveScenario.js';
 import { readJsonFile } from '../io.js';
+import { progressBar } from '../progress.js';
 import { policyOf } from '../../solve/result.js';
 
 export const POLICY_HELP =
@@ -28,30 +28,6 @@ export function positiveInt(what: string): (v: string) => number {
     const n = Number(v.replace(/_/g, ''));
     if (!Number.isSafeInteger(n) || n < 0) throw new InvalidArgumentError(`${what} must be a non-negative integer (got ${v})`);
     return n;
-  };
-}
-
-/** A progress bar on stderr for runs long enough to want one (TTY only). */
-export function progressBar(enabled: boolean, label: string): { update(done: number, total: number, step?: string): void; stop(): void } {
-  if (!enabled) return { update: () => undefined, stop: () => undefined };
-  const bar = new cliProgress.SingleBar(
-    { format: `${label} [{bar}] {percentage}% | {step}`, hideCursor: true, clearOnComplete: true },
-    cliProgress.Presets.shades_classic,
-  );
-  let started = false;
-  return {
-    update(done, total, step = '') {
-      if (!started) {
-        bar.start(total, done, { step });
-        started = true;
-      } else {
-        bar.setTotal(total);
-        bar.update(done, { step });
-      }
-    },
-    stop() {
-      if (started) bar.stop();
-    },
   };
 }
 

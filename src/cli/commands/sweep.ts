@@ -1,12 +1,10 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import cliProgress from 'cli-progress';
-import { pino } from 'pino';
 import { ScenarioError } from '../../model/errors.js';
 import { expandBatch } from '../../service/batch/expand.js';
 import type { BatchwiseClient } from '../../service/client.js';
 import type { ScenarioResult, SolveBatchRequest } from '../../service/messages.js';
-import { BatchwiseServer } from '../../service/server.js';
 import { readJsonFile } from '../io.js';
+import { progressBar } from '../progress.js';
 import { addRemoteOptions, cancelOnSigint, connect, type RemoteOptions } from '../remote.js';
 import { formatCsv, formatJsonLine, formatTable, summarize } from '../sweepFormat.js';
 
@@ -28,8 +26,8 @@ export function registerSweep(program: Command): void {
     const request = readRequest(file);
     if (!o.warmStart) request.disableWarmStart = true;
     const total = countScenarios(request);
-    const local = o.server ? undefined : await BatchwiseServer.start({ port: 0, logger: pino({ level: 'silent' }), processMetrics: false });
-    const client = connect({ ...o, server: o.server ?? local!.address });
+    const local = o.server ? undefined : await startLocalServer();
+    const client = await connect({ ...o, server: o.server ?? local!.address });
     const sig = cancelOnSigint();
     try {
       const results = await collect(client, request, total, o, sig.signal);
@@ -48,20 +46,26 @@ export function registerSweep(program: Command): void {
 }
 
 async function collect(client: BatchwiseClient, request: SolveBatchRequest, total: number, o: SweepOptions, signal: AbortSignal): Promise<ScenarioResult[]> {
-  const bar = o.progress && process.stderr.isTTY ? new cliProgress.SingleBar({ stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic) : undefined;
-  bar?.start(total, 0);
+  const bar = progressBar(o.progress && process.stderr.isTTY === true, 'sweep');
+  bar.update(0, total, `0 of ${total}`);
   const results: ScenarioResult[] = [];
   try {
     for await (const r of client.solveBatch(request, { signal })) {
       results.push(r);
       // JSON lines stream as results arrive; table and CSV are printed sorted at the end.
       if (o.format === 'jsonl') process.stdout.write(formatJsonLine(r));
-      bar?.increment();
+      bar.update(results.length, total, `${results.length} of ${total}`);
     }
   } finally {
-    bar?.stop();
+    bar.stop();
   }
   return results;
+}
+
+/** Without --server the sweep runs on an in-process server (loaded only then: it brings gRPC, pino, the GPU stack). */
+async function startLocalServer() {
+  const [{ BatchwiseServer }, { pino }] = await Promise.all([import('../../service/server.js'), import('pino')]);
+  return BatchwiseServer.start({ port: 0, logger: pino({ level: 'silent' }), processMetrics: false });
 }
 
 function readRequest(file: string): SolveBatchRequest {

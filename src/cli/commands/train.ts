@@ -9,7 +9,8 @@ import { trainRouter, type Algo } from '../../fleet/learn/trainRouter.js';
 import { ScenarioError } from '../../model/errors.js';
 import { validateScenario } from '../../model/validate.js';
 import { readJsonFile } from '../io.js';
-import { positiveInt, progressBar } from './simulate.js';
+import { progressBar } from '../progress.js';
+import { positiveInt } from './simulate.js';
 
 /**
  * `batchwise train FLEET.json --algo reinforce|ppo --out POLICY.json`: policy-gradient

@@ -1,6 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { pino, type Level } from 'pino';
-import { startChunkWorker } from '../../scaleout/worker.js';
+import type { Level } from 'pino';
 
 interface WorkerOptions {
   redis: string;
@@ -28,6 +27,8 @@ export function registerWorker(program: Command): void {
     .addOption(new Option('--namespace <ns>', 'Redis key namespace shared with the servers').env('BATCHWISE_REDIS_NAMESPACE').default('batchwise'))
     .addOption(new Option('--log-level <level>', 'pino log level').env('BATCHWISE_LOG_LEVEL').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'))
     .action(async (o: WorkerOptions) => {
+      // Loaded here: only `batchwise worker` needs BullMQ, ioredis and pino.
+      const [{ pino }, { startChunkWorker }] = await Promise.all([import('pino'), import('../../scaleout/worker.js')]);
       const log = pino({ name: 'batchwise-worker', level: o.logLevel });
       const worker = await startChunkWorker({
         redisUrl: o.redis,
