@@ -29,9 +29,11 @@ COPY shaders shaders
 # The base image's unprivileged user (uid 1000); nothing in /app is writable by it.
 USER node
 EXPOSE 50051 9464
-# Through the gRPC health service, not a TCP connect: NOT_SERVING during shutdown fails it.
+# Through the gRPC health service, not a TCP connect: NOT_SERVING during shutdown fails it. No
+# address: it reads the server's --port/--host (or BATCHWISE_PORT/HOST) from PID 1, so
+# `docker run batchwise serve --port 6000 …` is checked on 6000.
 HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 \
-  CMD ["node", "dist/src/scaleout/healthcheck.js", "127.0.0.1:50051"]
+  CMD ["node", "dist/src/scaleout/healthcheck.js"]
 ENTRYPOINT ["node", "bin/batchwise.js"]
 # Plaintext gRPC inside the cluster network; put TLS flags here (or on a mesh) in production.
 CMD ["serve", "--host", "0.0.0.0", "--insecure", "--metrics-port", "9464"]

@@ -51,6 +51,14 @@ function figures(r: EvaluationResult): string[] {
   ];
 }
 
+/** What each way of stopping short of convergence means for the figures above it. */
+const STOP_WARNINGS: Readonly<Record<SolveResult['solver']['stopReason'], string | null>> = {
+  converged: null,
+  'max-iterations': 'the iteration cap was reached before the bounds met the tolerance: g* lies in the interval shown, which is wider than asked',
+  'precision-limit':
+    'the bounds stopped narrowing at the limit of f64 precision before meeting the tolerance: g* lies in the interval shown, which is as narrow as this scenario allows',
+};
+
 export function formatSolve(r: SolveResult, B: number): string {
   const s = r.solver;
   const out = [
@@ -61,7 +69,8 @@ export function formatSolve(r: SolveResult, B: number): string {
     `Solver: ${s.backend}${s.adapter ? ` (${s.adapter})` : ''}, ${s.method}, S = ${s.maxQueue} (${s.states} states), ` +
       `${s.iterations} iterations, ${(s.seconds * 1e3).toFixed(1)} ms, tail mass ${s.tailMass.toExponential(2)}, ${s.stopReason}`,
   ];
-  if (s.stopReason !== 'converged') out.push('warning: the iteration cap was reached before the bounds met the tolerance');
+  const warning = STOP_WARNINGS[s.stopReason];
+  if (warning) out.push(`warning: ${warning}`);
   return out.join('\n');
 }
 

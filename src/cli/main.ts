@@ -12,6 +12,8 @@ import { registerFleet } from './commands/fleet.js';
 import { registerExport } from './commands/export.js';
 import { registerTrain } from './commands/train.js';
 import { registerWorker } from './commands/worker.js';
+import { completionScript } from './completion.js';
+import { packageVersion } from './version.js';
 
 /** Exit codes: 0 ok, 1 failure, 2 bad input. */
 export const EXIT_BAD_INPUT = 2;
@@ -27,7 +29,22 @@ export function buildProgram(): Command {
     .enablePositionalOptions()
     // Set before the subcommands exist: commander copies it into each one, so their argument
     // errors also reach main() (exit code 2) instead of ending the process with code 1.
-    .exitOverride();
+    .exitOverride()
+    .version(packageVersion(), '-V, --version', 'print the version')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Examples:',
+        '  batchwise solve examples/scenario.json            the optimal policy, certified',
+        '  batchwise plan examples/scenario.json --latency-target 10ms',
+        '  batchwise export examples/scenario.json --to triton',
+        '  batchwise serve --port 50051                       the gRPC service',
+        '  batchwise completion bash >> ~/.bashrc             shell completion (bash, zsh)',
+        '',
+        'Each command has its own --help. Scenario files: docs/scenario.schema.json.',
+      ].join('\n'),
+    );
   registerSolve(program);
   registerEvaluate(program);
   registerServe(program);
@@ -40,6 +57,14 @@ export function buildProgram(): Command {
   registerExport(program);
   registerTrain(program);
   registerWorker(program);
+  program
+    .command('completion')
+    .description('print a shell completion script')
+    .argument('<shell>', 'bash or zsh')
+    .action((shell: string) => {
+      if (shell !== 'bash' && shell !== 'zsh') throw new InvalidArgumentError(`completion: expected bash or zsh (got ${JSON.stringify(shell)})`);
+      process.stdout.write(completionScript(program, shell));
+    });
   return program;
 }
 

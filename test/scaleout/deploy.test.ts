@@ -5,7 +5,7 @@ import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/Horizo
 import { Service } from 'kubernetes-models/v1/Service';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { checkHealth } from '../../src/scaleout/healthcheck.js';
+import { checkHealth, serveAddress } from '../../src/scaleout/healthcheck.js';
 import { startHarness, type Harness } from '../service/support/harness.js';
 
 /** Every object in deploy/kubernetes, validated offline against the Kubernetes schemas (kubernetes-models). */
@@ -108,6 +108,18 @@ describe('container healthcheck', () => {
     h = await startHarness({ limits: { maxConcurrentSolves: 1 } });
   });
   afterAll(async () => h?.close());
+
+  it('finds the port the container\'s server listens on from its command line and environment', () => {
+    const argv = (...a: string[]): string => `${['node', 'bin/batchwise.js', ...a].join('\0')}\0`;
+    expect(serveAddress(argv('serve', '--host', '0.0.0.0', '--insecure'), 'PATH=/bin\0')).toBe('127.0.0.1:50051');
+    expect(serveAddress(argv('serve', '--host', '0.0.0.0', '--port', '6000'), '')).toBe('127.0.0.1:6000');
+    expect(serveAddress(argv('serve', '--port=7000'), 'BATCHWISE_PORT=8000\0')).toBe('127.0.0.1:7000');
+    expect(serveAddress(argv('serve'), 'BATCHWISE_PORT=8000\0BATCHWISE_HOST=::\0')).toBe('127.0.0.1:8000');
+    expect(serveAddress(argv('serve', '--host', '10.0.0.5'), '')).toBe('10.0.0.5:50051');
+    expect(serveAddress(argv('serve', '--host', 'fd00::5'), '')).toBe('[fd00::5]:50051');
+    // The Dockerfile leaves the address to it.
+    expect(readFileSync('Dockerfile', 'utf8')).toMatch(/^ {2}CMD \["node", "dist\/src\/scaleout\/healthcheck\.js"\]$/m);
+  });
 
   it('reports SERVING for a running server and fails for a closed port', async () => {
     expect(await checkHealth(h.server.address)).toBe('SERVING');
