@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { CallContext, ServerStreamingHandler, UnaryHandler } from './context.js';
 import { toStatus, type StatusOutcome } from './errorTable.js';
 import { Code, cancelledByClient, codeName, deadlineExceeded } from './status.js';
+import { STATUS_DETAILS_KEY, badRequestStatus, violationOf } from './statusDetails.js';
 import type { Terminator } from './terminator.js';
 
 /** How close to its deadline a cancelled call counts as having hit the deadline. */
@@ -75,9 +76,14 @@ function openContext(rpc: string, call: AnyCall, deps: AdapterDeps): LiveContext
   };
 }
 
+/**
+ * The status a failed call ends with: code and message, the field in `batchwise-field` (as
+ * before), and for INVALID_ARGUMENT a google.rpc.Status with a BadRequest naming the field.
+ */
 function statusObject(o: StatusOutcome): Partial<grpc.StatusObject> {
   const metadata = new grpc.Metadata();
   if (o.field) metadata.set('batchwise-field', o.field);
+  if (o.code === Code.INVALID_ARGUMENT) metadata.set(STATUS_DETAILS_KEY, badRequestStatus(o.code, o.details, [violationOf(o.field ?? '', o.details)]));
   return { code: o.code as number as grpc.status, details: o.details, metadata };
 }
 
