@@ -14,6 +14,7 @@ import { formatDuration, formatPower, parseDuration, parseRate } from '../../pla
 import { readJsonFile } from '../io.js';
 import { addRemoteOptions, cancelOnSigint, connect, type RemoteOptions } from '../remote.js';
 import type { BatchwiseClient } from '../../service/client.js';
+import { scenarioJsonNames } from '../../service/convert/jsonNames.js';
 import { backendOf, figuresLine } from './plan.js';
 import { backendOption } from './solve.js';
 import { positiveInt } from './simulate.js';
@@ -78,7 +79,8 @@ export function registerFleet(program: Command): void {
  * The scenario file describes one accelerator; its arrivalRate is replaced by total/n. It
  * must still validate, so an arrivalRate that the file leaves out is filled with a small one.
  */
-function validateFleetScenario(json: unknown, totalRate: number): ReturnType<typeof validateScenario> {
+function validateFleetScenario(file: unknown, totalRate: number): ReturnType<typeof validateScenario> {
+  const json = scenarioJsonNames(file);
   if (typeof json === 'object' && json !== null && !('arrivalRate' in json)) {
     return validateScenario({ ...(json as object), arrivalRate: Math.min(totalRate, 1) });
   }
