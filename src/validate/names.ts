@@ -6,7 +6,7 @@
  */
 import { ScenarioError } from '../model/errors.js';
 import type { Field } from './shape.js';
-import { at, isObj, rejectUnknown, type Obj } from './values.js';
+import { at, isAbsent, isObj, rejectUnknown, type Obj } from './values.js';
 
 /** The proto field name whose JSON name is `jsonName` (protoc's rule backwards): maxBatchSize → max_batch_size, p99Target → p99_target. */
 export function protoName(jsonName: string): string {
@@ -15,16 +15,18 @@ export function protoName(jsonName: string): string {
 
 /**
  * `o` with every field of `names` (JSON names) that is given by its proto name renamed to the
- * JSON name; `o` itself when none is. Refuses a field given under both names (at `path`).
+ * JSON name; `o` itself when none is. Refuses a field given under both names (at `path`), unless
+ * one of them is null.
  */
 export function renameProtoFields(o: Obj, path: string, names: readonly string[]): Obj {
   let out: Obj | undefined;
   for (const name of names) {
     const proto = protoName(name);
     if (proto === name || !Object.hasOwn(o, proto)) continue;
-    if (Object.hasOwn(o, name)) throw new ScenarioError(at(path, name), `give either ${name} or ${proto} (its proto field name), not both`);
+    // Absent (missing or null) under one name: the other one counts.
+    if (!isAbsent(o[name]) && !isAbsent(o[proto])) throw new ScenarioError(at(path, name), `give either ${name} or ${proto} (its proto field name), not both`);
     out ??= { ...o };
-    out[name] = out[proto];
+    if (isAbsent(o[name])) out[name] = o[proto];
     delete out[proto];
   }
   return out ?? o;

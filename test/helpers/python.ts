@@ -2,23 +2,28 @@ import { spawn, spawnSync } from 'node:child_process';
 
 /**
  * A Python interpreter with grpcio and protobuf (Debian: python3-grpcio python3-protobuf), for
- * the tests that talk to the service as an outside client would. With BATCHWISE_PYTHON=required
- * (CI, which installs them) a missing one throws, failing the file; otherwise the tests are
- * skipped with the reason printed, as the GPU tests do with BATCHWISE_GPU=required.
- * BATCHWISE_PYTHON=/path/to/python picks the interpreter.
+ * the tests that use the service as an outside client would. BATCHWISE_PYTHON, like
+ * BATCHWISE_GPU: `required` (CI, which installs them) makes a missing one a failure of the file,
+ * `off` skips, unset (auto) skips with the reason printed when there is none.
+ * BATCHWISE_PYTHON_BIN names the interpreter (default: python3 on PATH, then /usr/bin/python3).
  */
 export function pythonForTests(): { python?: string; skip: string } {
-  const setting = process.env.BATCHWISE_PYTHON ?? '';
-  const candidates = setting !== '' && setting !== 'required' ? [setting] : ['python3', '/usr/bin/python3'];
+  const setting = process.env.BATCHWISE_PYTHON ?? 'auto';
+  if (setting === 'off') return announce('BATCHWISE_PYTHON=off');
+  const bin = process.env.BATCHWISE_PYTHON_BIN;
   const tried: string[] = [];
-  for (const bin of candidates) {
-    const r = spawnSync(bin, ['-c', 'import grpc, google.protobuf; print(grpc.__version__, google.protobuf.__version__)'], { encoding: 'utf8' });
-    if (r.status === 0) return { python: bin, skip: '' };
-    tried.push(`${bin}: ${r.error ? r.error.message : (r.stderr.trim().split('\n').pop() ?? `exit ${r.status}`)}`);
+  for (const python of bin ? [bin] : ['python3', '/usr/bin/python3']) {
+    const r = spawnSync(python, ['-c', 'import grpc, google.protobuf'], { encoding: 'utf8' });
+    if (r.status === 0) return { python, skip: '' };
+    tried.push(`${python}: ${r.error ? r.error.message : (r.stderr.trim().split('\n').pop() ?? `exit ${r.status}`)}`);
   }
   const reason = `no Python with grpcio and protobuf (${tried.join('; ')}); apt-get install python3-grpcio python3-protobuf`;
   if (setting === 'required') throw new Error(`BATCHWISE_PYTHON=required: ${reason}`);
-  console.warn(`Python client tests skipped: ${reason} (BATCHWISE_PYTHON=required makes this a failure)`);
+  return announce(`${reason} (BATCHWISE_PYTHON=required makes this a failure)`);
+}
+
+function announce(reason: string): { skip: string } {
+  console.warn(`Python client tests skipped: ${reason}`);
   return { skip: ` (skipped: ${reason})` };
 }
 

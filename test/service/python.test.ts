@@ -6,10 +6,10 @@ import { startHarness, type Harness } from './support/harness.js';
 
 /**
  * The service as an outsider sees it: a Python client (grpcio, protobuf) that has only the
- * server's address loads everything it needs over reflection (test/service/python/reflection_client.py).
+ * server's address loads everything it needs over reflection (test/python/reflection_client.py).
  */
 const py = pythonForTests();
-const script = fileURLToPath(new URL('./python/reflection_client.py', import.meta.url));
+const script = fileURLToPath(new URL('../python/reflection_client.py', import.meta.url));
 const scenarioFile = fileURLToPath(new URL('../../examples/scenario.json', import.meta.url));
 
 interface Report {
@@ -29,13 +29,17 @@ interface Report {
   };
   solveResult: { updates: number; done: boolean; averageCost: number; controlLimit: number; json: Record<string, unknown> };
   batch: Array<[number, number, string, number]>;
-  invalid: {
-    code: string;
-    details: string;
-    field: string;
-    status: { code: number; message: string; typeUrl: string };
-    violations: Array<[string, string]>;
-  } | null;
+  invalid: Failure | null;
+  huge: Failure | null;
+}
+
+interface Failure {
+  code: string;
+  details: string;
+  field: string;
+  trailerBytes: number;
+  status: { code: number; message: string; typeUrl: string };
+  violations: Array<[string, string]>;
 }
 
 describe(`a Python client with only the address${py.skip}`, () => {
@@ -99,5 +103,16 @@ describe(`a Python client with only the address${py.skip}`, () => {
     expect(bad.details).toMatch(/^scenario\.serviceTime\.cv: must be > 0/);
     expect(bad.status).toEqual({ code: 3, message: bad.details, typeUrl: 'type.googleapis.com/google.rpc.BadRequest' });
     expect(bad.violations).toEqual([['scenario.serviceTime.cv', bad.details.slice('scenario.serviceTime.cv: '.length)]]);
+  });
+
+  it.skipIf(!py.python)('a refusal that echoes 100,000 characters of input arrives, its trailers bounded (C-core takes 8 KB)', () => {
+    const huge = report.huge!;
+    expect(huge.code).toBe('INVALID_ARGUMENT');
+    expect(huge.field).toBe('policy');
+    expect(huge.details).toMatch(/^policy: triton: parameter "éééé.*…$/);
+    expect(Buffer.byteLength(huge.details)).toBeLessThanOrEqual(1024);
+    expect(huge.status.message).toBe(huge.details);
+    expect(huge.violations[0][0]).toBe('policy');
+    expect(huge.trailerBytes).toBeLessThan(8192);
   });
 });

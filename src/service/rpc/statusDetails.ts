@@ -3,14 +3,20 @@
  * INVALID_ARGUMENT carries a google.rpc.BadRequest naming the field, so clients in any language
  * read the field without parsing the message (proto/google/rpc/*.proto, served over reflection).
  * Echoed input can be long (an unknown key, a value shown in "got …"): the texts are cut to
- * bounded UTF-8 lengths, so the trailer stays within a few KB.
+ * bounded UTF-8 lengths, the message and `batchwise-field` too, so that all trailers together
+ * stay under gRPC C-core's default 8 KB metadata limit (an unbounded message of 100 KB used to
+ * leave the call hanging until its deadline: HTTP/2 refused the trailers).
  */
+import { Code } from './status.js';
 import { decodeFields, encodeMessage, type WireField } from './wire.js';
 
 export const STATUS_DETAILS_KEY = 'grpc-status-details-bin';
 export const BAD_REQUEST_TYPE = 'type.googleapis.com/google.rpc.BadRequest';
 
-/** Bounds, in UTF-8 bytes, of the texts in the details (together under 2.5 KB, 3.3 KB as base64). */
+/**
+ * Bounds, in UTF-8 bytes, of the texts sent: the details under 2.5 KB (3.3 KB as base64), the
+ * message (percent-encoded in grpc-message: at most 3 KB) and the field (batchwise-field).
+ */
 export const DETAIL_BOUNDS = { field: 256, description: 1024, message: 1024 } as const;
 
 export interface FieldViolation {
@@ -51,6 +57,15 @@ export function badRequestStatus(code: number, message: string, violations: read
   );
   const any = encodeMessage([[1, BAD_REQUEST_TYPE], [2, badRequest]]);
   return encodeMessage([...(code === 0 ? [] : [[1, code] as const]), ...nonEmpty(2, truncateUtf8(message, DETAIL_BOUNDS.message)), [3, any]]);
+}
+
+/** What a failed call sends: its message and field bounded, and for INVALID_ARGUMENT the serialized google.rpc.Status. */
+export function failureTrailers(code: number, details: string, field: string | undefined): { details: string; field?: string; statusDetails?: Buffer } {
+  return {
+    details: truncateUtf8(details, DETAIL_BOUNDS.message),
+    ...(field ? { field: truncateUtf8(field, DETAIL_BOUNDS.field) } : {}),
+    ...(code === Code.INVALID_ARGUMENT ? { statusDetails: badRequestStatus(code, details, [violationOf(field ?? '', details)]) } : {}),
+  };
 }
 
 /** The description of a violation: the details without the "field: " they start with. */

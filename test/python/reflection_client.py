@@ -176,18 +176,33 @@ def main(address, scenario_file):
     results = stream("SolveBatch", json_format.ParseDict(grid, batch_request()))
     out["batch"] = sorted([[r.index, r.parameters.arrival_rate, r.WhichOneof("outcome"), r.result.policy.control_limit] for r in results])
 
+    def failure(call):
+        """The status of a call that should fail, read as a client in any language would."""
+        try:
+            call()
+            return None
+        except grpc.RpcError as e:
+            trailers = dict(e.trailing_metadata() or ())
+            if "grpc-status-details-bin" not in trailers:
+                return {"code": e.code().name, "details": e.details(), "trailers": sorted(trailers)}
+            status = message_class(pool, "google.rpc.Status").FromString(trailers["grpc-status-details-bin"])
+            detail = status.details[0]
+            bad_request = message_class(pool, detail.type_url.split("/")[-1]).FromString(detail.value)
+            return {"code": e.code().name, "details": e.details(), "field": trailers.get("batchwise-field"),
+                    "trailerBytes": sum(len(k) + len(v) for k, v in trailers.items()),
+                    "status": {"code": status.code, "message": status.message, "typeUrl": detail.type_url},
+                    "violations": [[v.field, v.description] for v in bad_request.field_violations]}
+
     bad = dict(scenario, serviceTime=dict(scenario["serviceTime"], distribution="GAMMA", cv=-1))
-    try:
-        stream("Solve", json_format.ParseDict({"scenario": bad}, solve_request()))
-        out["invalid"] = None
-    except grpc.RpcError as e:
-        trailers = dict(e.trailing_metadata() or ())
-        status = message_class(pool, "google.rpc.Status").FromString(trailers["grpc-status-details-bin"])
-        detail = status.details[0]
-        bad_request = message_class(pool, detail.type_url.split("/")[-1]).FromString(detail.value)
-        out["invalid"] = {"code": e.code().name, "details": e.details(), "field": trailers.get("batchwise-field"),
-                          "status": {"code": status.code, "message": status.message, "typeUrl": detail.type_url},
-                          "violations": [[v.field, v.description] for v in bad_request.field_violations]}
+    out["invalid"] = failure(lambda: stream("Solve", json_format.ParseDict({"scenario": bad}, solve_request())))
+
+    # A unary call whose refusal echoes 100,000 characters of input: the trailers stay bounded.
+    simulate = pool.FindMethodByName(f"{SERVICE}.Simulate")
+    request = message_class(pool, simulate.input_type.full_name)
+    huge = json_format.ParseDict({"scenario": scenario, "policy": "triton:" + "\u00e9" * 100000}, request())
+    call = channel.unary_unary(f"/{SERVICE}/Simulate", request_serializer=type(huge).SerializeToString,
+                               response_deserializer=message_class(pool, simulate.output_type.full_name).FromString)
+    out["huge"] = failure(lambda: call(huge, timeout=30))
     print(json.dumps(out))
 
 
