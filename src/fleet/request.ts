@@ -8,7 +8,7 @@
 import { LinearRouter, type RouterWeights } from './learn/linearRouter.js';
 import { LimitError, ScenarioError } from '../model/errors.js';
 import { SIM_LIMITS } from '../sim/limits.js';
-import { checkNumber, countValue, isAbsent, isObj, literal, rejectUnknown, reroot, underField } from '../validate/index.js';
+import { checkNumber, countValue, isAbsent, isObj, knownFields, literal, reroot, underField } from '../validate/index.js';
 import { parseRouterName } from './routers.js';
 import { runFleet, type FleetRun } from './run.js';
 import { FLEET_LIMITS, validateFleet, type FleetParams } from './scenario.js';
@@ -47,9 +47,9 @@ export function parseFleetField(raw: unknown): FleetParams {
   return underField('fleet', () => validateFleet(raw), (field) => field === 'fleet');
 }
 
-export function parseFleetSimulateRequest(input: unknown, parseFleet: (raw: unknown) => FleetParams = parseFleetField): FleetSimulateCall {
-  if (!isObj(input)) throw new ScenarioError('request', 'must be a JSON object');
-  rejectUnknown(input, '', ['fleet', 'router', 'requests', 'seed', 'warmupRequests', 'weights']);
+export function parseFleetSimulateRequest(request: unknown, parseFleet: (raw: unknown) => FleetParams = parseFleetField): FleetSimulateCall {
+  if (!isObj(request)) throw new ScenarioError('request', 'must be a JSON object');
+  const input = knownFields(request, '', ['fleet', 'router', 'requests', 'seed', 'warmupRequests', 'weights']);
   const fleet = parseFleet(input.fleet);
   const router = isAbsent(input.router) || input.router === '' ? 'jsq' : input.router;
   if (typeof router !== 'string') throw new ScenarioError('router', `must be a string (got ${literal(router)})`);
@@ -68,9 +68,9 @@ export function parseFleetSimulateRequest(input: unknown, parseFleet: (raw: unkn
   return { fleet, router: name, requests, seed: countValue(input.seed, 'seed', true), warmup, weights };
 }
 
-export function parseFleetPlanRequest(input: unknown, parseFleet: (raw: unknown) => FleetParams = parseFleetField): FleetPlanCall {
-  if (!isObj(input)) throw new ScenarioError('request', 'must be a JSON object');
-  rejectUnknown(input, '', ['fleet', 'least', 'kind', 'maxAccelerators']);
+export function parseFleetPlanRequest(request: unknown, parseFleet: (raw: unknown) => FleetParams = parseFleetField): FleetPlanCall {
+  if (!isObj(request)) throw new ScenarioError('request', 'must be a JSON object');
+  const input = knownFields(request, '', ['fleet', 'least', 'kind', 'maxAccelerators']);
   const fleet = parseFleet(input.fleet);
   if (fleet.batching === 'MIXED') throw new ScenarioError('fleet.batching', 'segregation dedicates accelerators to classes: use PER_CLASS batching');
   if (!isAbsent(input.least) && typeof input.least !== 'boolean') throw new ScenarioError('least', `must be a boolean (got ${literal(input.least)})`);

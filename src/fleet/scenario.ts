@@ -11,7 +11,7 @@ import { meanRateFor, validateArrivalProcess } from '../model/mmpp/validate.js';
 import type { ModelParams, PowerSpec, Scenario, ServiceTimeSpec } from '../model/scenario.js';
 import { POISSON_RATE } from '../model/shape.js';
 import { validateScenario } from '../model/validate.js';
-import { checkObject, checkRoot, isAbsent, isObj, optionalNumber, readEnum, readList, readNumber, readString, rejectUnknown, underField } from '../validate/index.js';
+import { checkObject, checkRoot, isAbsent, isObj, jsonNames, optionalNumber, readEnum, readList, readNumber, readString, rejectUnknown, underField } from '../validate/index.js';
 import { ACCELERATOR, FLEET, FLEET_CLASS, FLEET_LIMITS, FLEET_OBJECTIVE, type BatchingMode } from './shape.js';
 
 export { FLEET_LIMITS };
@@ -103,7 +103,7 @@ export function pairScenario(kind: Pick<AcceleratorKind, 'maxBatchSize' | 'servi
  * `accelerators[1].serviceTime.language.linear.perItem`.
  */
 export function validateFleet(raw: unknown): FleetParams {
-  const input = checkRoot(raw, 'fleet', FLEET);
+  const input = checkRoot(jsonNames(raw, FLEET), 'fleet', FLEET);
 
   const classes: FleetClass[] = readList(input, FLEET, 'classes', '').map((item, i) => {
     const path = `classes[${i}]`;

@@ -1,4 +1,4 @@
-import { checkNumber, checkRoot, isAbsent, readEnum, readNumber, readObject, type KeysOf, type NumberRule, type Obj, type ObjectShape } from '../validate/index.js';
+import { checkNumber, checkRoot, isAbsent, jsonNames, readEnum, readNumber, readObject, type KeysOf, type NumberRule, type Obj, type ObjectShape } from '../validate/index.js';
 import { LimitError, ScenarioError } from './errors.js';
 import { LIMITS } from './limits.js';
 import { checkMmppCapacity, meanRateFor, validateArrivalProcess } from './mmpp/validate.js';
@@ -81,7 +81,8 @@ function validateSolver(root: Obj): SolverSettings {
  * Every refusal is a ScenarioError naming the field path and the bound it broke.
  */
 export function validateScenario(raw: unknown): ValidatedScenario {
-  const input = checkRoot(raw, 'scenario', SCENARIO);
+  // Proto field names (arrival_rate) are read as their JSON names (arrivalRate), as proto3 JSON parsers do.
+  const input = checkRoot(jsonNames(raw, SCENARIO), 'scenario', SCENARIO);
 
   const arrivalProcess = isAbsent(input.arrivalProcess) ? undefined : validateArrivalProcess(input.arrivalProcess).process;
   const arrivalRate = arrivalProcess

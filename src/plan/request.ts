@@ -9,7 +9,7 @@ import { EXPORT_TARGETS, type ExportTarget } from './export/targets.js';
 import { sizeFleet, type FleetResult } from './fleet.js';
 import { computeFrontier, type Frontier } from './frontier.js';
 import type { PowerBound } from './powerBound.js';
-import { countValue, isAbsent, isObj, rejectUnknown, underField } from '../validate/index.js';
+import { countValue, isAbsent, isObj, knownFields, underField } from '../validate/index.js';
 
 /**
  * The planning RPCs (Plan, Frontier, Fleet, Export) as functions of plain JSON, in two
@@ -90,8 +90,7 @@ export function parsePlanningRequest(
   parseScenario: (raw: unknown) => ValidatedScenario = validateScenario,
 ): PlanningCall {
   if (!isObj(input)) throw new ScenarioError('request', 'must be a JSON object');
-  const req = input;
-  rejectUnknown(req, '', KNOWN[kind]);
+  const req = knownFields(input, '', KNOWN[kind]);
   if (isAbsent(req.scenario)) throw new ScenarioError('scenario', 'is required');
   const raw = req.scenario;
   const scenario = underField('scenario', () => parseScenario(raw));

@@ -4,6 +4,7 @@ import type { EvaluationResult, SolveResult } from '../solve/result.js';
 import type { FleetPlanAnswer } from '../fleet/request.js';
 import type { FleetRun } from '../fleet/run.js';
 import { fleetPlanFromProto, fleetRunFromProto, fleetToProto, weightsToProto } from './convert/fleet.js';
+import { fleetJsonNames, scenarioJsonNames, solveBatchJsonNames } from './convert/jsonNames.js';
 import { evaluationFromProto, solveResultFromProto } from './convert/result.js';
 import type { ScenarioResult, SolveBatchRequest, SolveProgressMessage, SolveRequest, SolveUpdate } from './messages.js';
 import { loadPackageDefinition } from './proto.js';
@@ -87,7 +88,7 @@ export class BatchwiseClient {
     opts: CallOptions & { onProgress?: (p: SolveProgressMessage) => void; progressIntervalMs?: number } = {},
   ): Promise<{ result: SolveResult; cached: boolean; warmStarted: boolean; progressUpdates: number }> {
     let progressUpdates = 0;
-    for await (const u of this.solveUpdates({ scenario, progressIntervalMs: opts.progressIntervalMs ?? 0 }, opts)) {
+    for await (const u of this.solveUpdates({ scenario: scenarioJsonNames(scenario), progressIntervalMs: opts.progressIntervalMs ?? 0 }, opts)) {
       if (!u.done) {
         progressUpdates++;
         if (u.progress) opts.onProgress?.(u.progress);
@@ -105,14 +106,14 @@ export class BatchwiseClient {
 
   /** SolveBatch: one ScenarioResult per scenario, in completion order (results converted to core types). */
   async *solveBatch(request: SolveBatchRequest, opts: CallOptions = {}): AsyncGenerator<ScenarioResult, void, undefined> {
-    for await (const r of this.stream((md, o) => this.raw.SolveBatch(request, md, o), opts)) {
+    for await (const r of this.stream((md, o) => this.raw.SolveBatch(solveBatchJsonNames(request), md, o), opts)) {
       yield r.result ? { ...r, result: solveResultFromProto(r.result), error: undefined } : { ...r, result: undefined };
     }
   }
 
   /** Evaluate a policy: a spec string (greedy, static:b, control-limit:M, table:…) or a table of actions. */
   evaluate(scenario: unknown, policy: string | readonly number[], opts: CallOptions = {}): Promise<EvaluationResult> {
-    const request = { scenario, policy: typeof policy === 'string' ? { spec: policy } : { table: { actions: [...policy] } } };
+    const request = { scenario: scenarioJsonNames(scenario), policy: typeof policy === 'string' ? { spec: policy } : { table: { actions: [...policy] } } };
     return new Promise((resolve, reject) => {
       const call = this.raw.Evaluate(request, metadata(opts), callOptions(opts), (e, r) =>
         e ? reject(fromGrpcError(e)) : resolve(evaluationFromProto(r)),
@@ -126,12 +127,12 @@ export class BatchwiseClient {
    * warmupRequests, weights }; the result as the library's FleetRun (simulation, plan).
    */
   fleetSimulate(request: Record<string, unknown>, opts: CallOptions = {}): Promise<FleetRun> {
-    return this.unary((cb) => this.raw.FleetSimulate({ ...request, fleet: fleetToProto(request.fleet), weights: weightsToProto(request.weights) }, metadata(opts), callOptions(opts), cb), opts, fleetRunFromProto);
+    return this.unary((cb) => this.raw.FleetSimulate({ ...request, fleet: fleetToProto(fleetJsonNames(request.fleet)), weights: weightsToProto(request.weights) }, metadata(opts), callOptions(opts), cb), opts, fleetRunFromProto);
   }
 
   /** FleetPlan: `request` is { fleet, least, kind, maxAccelerators }. */
   fleetPlan(request: Record<string, unknown>, opts: CallOptions = {}): Promise<FleetPlanAnswer> {
-    return this.unary((cb) => this.raw.FleetPlan({ ...request, fleet: fleetToProto(request.fleet) }, metadata(opts), callOptions(opts), cb), opts, fleetPlanFromProto);
+    return this.unary((cb) => this.raw.FleetPlan({ ...request, fleet: fleetToProto(fleetJsonNames(request.fleet)) }, metadata(opts), callOptions(opts), cb), opts, fleetPlanFromProto);
   }
 
   private unary<M, T>(open: (cb: (e: grpc.ServiceError | null, r?: M) => void) => grpc.ClientUnaryCall, opts: CallOptions, convert: (m: M) => T): Promise<T> {

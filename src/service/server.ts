@@ -1,8 +1,7 @@
 import type { Server as HttpServer } from 'node:http';
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
-import { ReflectionService } from '@grpc/reflection';
-import { HealthImplementation, protoPath as healthProtoPath } from 'grpc-health-check';
+import type * as protoLoader from '@grpc/proto-loader';
+import { HealthImplementation } from 'grpc-health-check';
 import { pino, type Logger } from 'pino';
 import { CpuBatchExecutor } from './batch/cpuExecutor.js';
 import { registeredBatchExecutors, type BatchExecutor } from './batch/executor.js';
@@ -14,6 +13,7 @@ import { RPCS } from './handlers/index.js';
 import { ServiceMetrics, startMetricsServer } from './metrics.js';
 import { WorkerPool } from './pool/workerPool.js';
 import { SERVICE_NAME, loadPackageDefinition } from './proto.js';
+import { reflectionService } from './reflection.js';
 import { adaptServerStreaming, adaptUnary, type AdapterDeps } from './rpc/adapter.js';
 import { Terminator } from './rpc/terminator.js';
 import { SolveCoordinator } from './solving/coordinator.js';
@@ -122,8 +122,7 @@ export class BatchwiseServer {
     server.addService(serviceDefinition(packageDefinition), implementation(deps, { log, terminator, observer: metrics }));
     const health = new HealthImplementation({ '': 'SERVING', [SERVICE_NAME]: 'SERVING' });
     health.addToServer(server);
-    const healthDefinition = protoLoader.loadSync(healthProtoPath);
-    new ReflectionService({ ...packageDefinition, ...healthDefinition }).addToServer(server);
+    reflectionService().addToServer(server);
 
     let port: number;
     let metricsServer: HttpServer | undefined;

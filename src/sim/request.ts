@@ -6,7 +6,7 @@ import { SIM_LIMITS } from './limits.js';
 import { buildSimPolicy, parseSimPolicySpec, type SimPolicySpec } from './policySpec.js';
 import type { SimulationResult } from './result.js';
 import { simulate } from './simulate.js';
-import { checkNumber, countValue, isAbsent, isObj, rejectUnknown, underField } from '../validate/index.js';
+import { checkNumber, countValue, isAbsent, isObj, knownFields, underField } from '../validate/index.js';
 
 /** The JSON form of a Simulate call (proto3 JSON of `batchwise.v1.SimulateRequest`). */
 export interface SimulateRequest {
@@ -70,8 +70,7 @@ export function parseSimulateRequest(
   parseScenario: (raw: unknown) => ValidatedScenario = validateScenario,
 ): SimulateCall {
   if (!isObj(input)) throw new ScenarioError('request', 'must be a JSON object');
-  const req = input;
-  rejectUnknown(req, '', KNOWN);
+  const req = knownFields(input, '', KNOWN);
   if (isAbsent(req.scenario)) throw new ScenarioError('scenario', 'is required');
   const raw = req.scenario;
   const scenario = underField('scenario', () => parseScenario(raw));

@@ -9,4 +9,5 @@
 export { at, describe, isAbsent, isObj, literal, rejectUnknown, reroot, underField, type Obj } from './values.js';
 export { checkArray, checkNumber, checkObject, checkRoot, countValue, optionalNumber, readEnum, readList, readNumber, readObject, readString } from './fields.js';
 export { anyOf, array, enumOf, fieldNames, lengthBounds, mapOf, number, object, string, type Field, type JsonSchema, type KeysOf, type NumberRule, type ObjectShape, type Wording } from './shape.js';
+export { jsonNames, knownFields, protoName, renameProtoFields } from './names.js';
 export { caselessPattern, documentSchema, toSchema, DRAFT_2020_12 } from './schema.js';

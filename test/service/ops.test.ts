@@ -4,6 +4,8 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { protoPath as healthProtoPath } from 'grpc-health-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { descriptorFiles } from '../../src/service/reflection.js';
+import { decodeFields } from '../../src/service/rpc/wire.js';
 import { specScenario } from '../helpers/scenarios.js';
 import { sample, startHarness, type Harness } from './support/harness.js';
 
@@ -67,6 +69,31 @@ describe('operations: health, reflection, metrics', () => {
     const protos = (file.file_descriptor_response as { file_descriptor_proto: Buffer[] }).file_descriptor_proto;
     const text = Buffer.concat(protos).toString('latin1');
     for (const m of ['SolveBatch', 'SolveUpdate', 'ScenarioResult', 'EvaluateRequest']) expect(text).toContain(m);
+  });
+
+  it('server reflection serves the files protoc compiled (proto/descriptors.binpb) byte for byte, each with its imports', async () => {
+    const files = new Map(descriptorFiles().map((f) => [String(decodeFields(f).find((x) => x.no === 1)!.value), f]));
+    expect([...files.keys()]).toEqual([
+      'batchwise/v1/batchwise.proto',
+      'google/protobuf/any.proto',
+      'google/rpc/status.proto',
+      'google/rpc/error_details.proto',
+      'grpc/health/v1/health.proto',
+      'grpc/reflection/v1/reflection.proto',
+      'grpc/reflection/v1alpha/reflection.proto',
+    ]);
+    const served = async (request: Record<string, unknown>) =>
+      ((await reflect(h.server.address, request)).file_descriptor_response as { file_descriptor_proto: Buffer[] }).file_descriptor_proto;
+    expect(await served({ file_by_filename: 'batchwise/v1/batchwise.proto' })).toEqual([files.get('batchwise/v1/batchwise.proto')]);
+    expect(await served({ file_containing_symbol: 'google.rpc.Status' })).toEqual([files.get('google/rpc/status.proto'), files.get('google/protobuf/any.proto')]);
+    expect(await served({ file_containing_symbol: 'grpc.health.v1.Health' })).toEqual([files.get('grpc/health/v1/health.proto')]);
+    const list = await reflect(h.server.address, { list_services: '*' });
+    expect((list.list_services_response as { service: Array<{ name: string }> }).service.map((s) => s.name).sort()).toEqual([
+      'batchwise.v1.BatchingPolicy',
+      'grpc.health.v1.Health',
+      'grpc.reflection.v1.ServerReflection',
+      'grpc.reflection.v1alpha.ServerReflection',
+    ]);
   });
 
   it('a metrics scrape counts RPCs by method and status, solves, cache hits, and shows nothing in flight', async () => {

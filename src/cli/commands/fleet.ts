@@ -14,6 +14,7 @@ import { formatDuration, formatPower, parseDuration, parseRate } from '../../pla
 import { readJsonFile } from '../io.js';
 import { addRemoteOptions, withClient, type RemoteOptions } from '../remote.js';
 import type { BatchwiseClient } from '../../service/client.js';
+import { scenarioJsonNames } from '../../service/convert/jsonNames.js';
 import { backendOf, figuresLine } from './plan.js';
 import { backendOption } from './solve.js';
 import { positiveInt } from './simulate.js';
@@ -85,7 +86,8 @@ export function registerFleet(program: Command): void {
  * in, and an arrival process only gives the traffic's shape (sizeFleet scales its rates to Λ/n),
  * so it is validated at a mean of min(Λ, 1) /s rather than at whatever scale it was written.
  */
-function validateFleetScenario(json: unknown, totalRate: number): ReturnType<typeof validateScenario> {
+function validateFleetScenario(file: unknown, totalRate: number): ReturnType<typeof validateScenario> {
+  const json = scenarioJsonNames(file);
   if (typeof json !== 'object' || json === null) return validateScenario(json);
   const raw = json as Record<string, unknown>;
   const mean = Math.min(totalRate, 1);

@@ -2,6 +2,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { ScenarioError } from '../../model/errors.js';
 import { expandBatch } from '../../service/batch/expand.js';
 import type { BatchwiseClient } from '../../service/client.js';
+import { solveBatchJsonNames } from '../../service/convert/jsonNames.js';
 import type { ScenarioResult, SolveBatchRequest } from '../../service/messages.js';
 import { readJsonFile } from '../io.js';
 import { progressBar } from '../progress.js';
@@ -71,10 +72,10 @@ async function startLocalServer() {
 function readRequest(file: string): SolveBatchRequest {
   const json = readJsonFile(file);
   if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new ScenarioError(file, 'must hold a JSON object with "grid" or "list"');
-  const o = json as Record<string, unknown>;
+  const o = solveBatchJsonNames(json);
   const unknown = Object.keys(o).filter((k) => !['grid', 'list', 'disableWarmStart'].includes(k));
   if (unknown.length > 0) throw new ScenarioError(`${file}: ${unknown[0]}`, 'is not a known field (expected grid, list, disableWarmStart)');
-  return o as SolveBatchRequest;
+  return o;
 }
 
 /** The number of scenarios, for the progress bar (the server checks the request itself). */

@@ -1,5 +1,5 @@
 import { fitTwoPhaseMmpp, type TraceFitReport } from '../../fit/fitTrace.js';
-import { checkArray, checkNumber, checkObject, describe, fieldNames, isAbsent, isObj, lengthBounds, readNumber, rejectUnknown, type Obj } from '../../validate/index.js';
+import { checkArray, checkNumber, checkObject, describe, fieldNames, isAbsent, isObj, jsonNames, lengthBounds, readNumber, rejectUnknown, type Obj } from '../../validate/index.js';
 import { ScenarioError } from '../errors.js';
 import { burstToMmpp } from './burst.js';
 import { MMPP_LIMITS } from './limits.js';
@@ -17,7 +17,8 @@ export interface ValidatedArrivals {
  * Every refusal names the field: the bad rate, the generator entry or row, the phase that
  * makes Q reducible, the burst parameter out of range, the first out-of-order timestamp.
  */
-export function validateArrivalProcess(raw: unknown, path = 'arrivalProcess'): ValidatedArrivals {
+export function validateArrivalProcess(input: unknown, path = 'arrivalProcess'): ValidatedArrivals {
+  const raw = jsonNames(input, ARRIVAL_PROCESS, path);
   const kinds = fieldNames(ARRIVAL_PROCESS);
   if (!isObj(raw)) throw new ScenarioError(path, `must be an object with one of ${kinds.join(', ')} (got ${describe(raw)})`);
   rejectUnknown(raw, path, kinds);

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { CallContext, ServerStreamingHandler, UnaryHandler } from './context.js';
 import { toStatus, type StatusOutcome } from './errorTable.js';
 import { Code, cancelledByClient, codeName, deadlineExceeded } from './status.js';
+import { STATUS_DETAILS_KEY, failureTrailers } from './statusDetails.js';
 import type { Terminator } from './terminator.js';
 
 /** How close to its deadline a cancelled call counts as having hit the deadline. */
@@ -75,10 +76,17 @@ function openContext(rpc: string, call: AnyCall, deps: AdapterDeps): LiveContext
   };
 }
 
+/**
+ * The status a failed call ends with: code and message, the field in `batchwise-field` (as
+ * before), and for INVALID_ARGUMENT a google.rpc.Status with a BadRequest naming the field;
+ * texts bounded (statusDetails.ts).
+ */
 function statusObject(o: StatusOutcome): Partial<grpc.StatusObject> {
+  const sent = failureTrailers(o.code, o.details, o.field);
   const metadata = new grpc.Metadata();
-  if (o.field) metadata.set('batchwise-field', o.field);
-  return { code: o.code as number as grpc.status, details: o.details, metadata };
+  if (sent.field) metadata.set('batchwise-field', sent.field);
+  if (sent.statusDetails) metadata.set(STATUS_DETAILS_KEY, sent.statusDetails);
+  return { code: o.code as number as grpc.status, details: sent.details, metadata };
 }
 
 export function adaptUnary<Req, Res>(rpc: string, handler: UnaryHandler<Req, Res>, deps: AdapterDeps): grpc.handleUnaryCall<Req, Res> {
