@@ -24,6 +24,12 @@ export interface ClientOptions {
   /** Use TLS (with these files); plaintext when undefined. */
   readonly tls?: ClientTls;
   readonly maxMessageBytes?: number;
+  /**
+   * 'round_robin' spreads calls over every address the target resolves to (e.g.
+   * `dns:///batchwise-headless.default.svc.cluster.local:50051`, a headless Service), instead of
+   * gRPC's default of one connection to the first address, which pins a client to one replica.
+   */
+  readonly loadBalancing?: 'pick_first' | 'round_robin';
 }
 
 export interface CallOptions {
@@ -74,6 +80,7 @@ export class BatchwiseClient {
     this.raw = new def.batchwise.v1.BatchingPolicy(address, creds, {
       'grpc.max_receive_message_length': size,
       'grpc.max_send_message_length': size,
+      ...(opts.loadBalancing ? { 'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ [opts.loadBalancing]: {} }] }) } : {}),
       ...(opts.tls?.serverName ? { 'grpc.ssl_target_name_override': opts.tls.serverName, 'grpc.default_authority': opts.tls.serverName } : {}),
     }) as unknown as RawClient;
   }

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
+import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { Service } from 'kubernetes-models/v1/Service';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
@@ -18,6 +19,7 @@ const objects: Obj[] = readdirSync(DIR)
 const MODELS: Record<string, new (o: never) => { validate(): void }> = {
   'apps/v1/Deployment': Deployment,
   'v1/Service': Service,
+  'v1/ConfigMap': ConfigMap,
   'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler,
 };
 
@@ -64,6 +66,29 @@ describe('deployment manifests', () => {
     const hpa = find('HorizontalPodAutoscaler', 'batchwise-worker');
     expect(hpa.spec.scaleTargetRef).toMatchObject({ kind: 'Deployment', name: 'batchwise-worker' });
     expect(JSON.stringify(hpa.spec.metrics)).toContain('batchwise_queue_depth');
+  });
+
+  it('a headless Service beside the ClusterIP one lets gRPC clients balance over every server pod', () => {
+    const plain = find('Service', 'batchwise');
+    const headless = find('Service', 'batchwise-headless');
+    expect(headless.spec.clusterIP).toBe('None');
+    expect(headless.spec.selector).toEqual(plain.spec.selector);
+    expect(JSON.stringify(headless.spec.ports)).toContain('"port":50051');
+  });
+
+  it("prometheus-adapter's rule serves the metric the worker HPA reads", () => {
+    const cm = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'batchwise-prometheus-adapter') as unknown as { data: Record<string, string> };
+    const config = parseAllDocuments(cm.data['config.yaml'])[0].toJS() as {
+      externalRules: Array<{ seriesQuery: string; name: { as: string }; metricsQuery: string }>;
+    };
+    const hpa = find('HorizontalPodAutoscaler', 'batchwise-worker');
+    const metric = (hpa.spec.metrics as Array<{ external: { metric: { name: string } } }>)[0].external.metric.name;
+    const rule = config.externalRules.find((r) => r.name.as === metric);
+    expect(rule, metric).toBeDefined();
+    expect(rule!.seriesQuery).toContain(metric);
+    expect(rule!.metricsQuery).toContain('<<.LabelMatchers>>');
+    // The servers export exactly that metric name.
+    expect(readFileSync('src/scaleout/metrics.ts', 'utf8')).toContain(`name: '${metric}'`);
   });
 
   it('the Dockerfile is multi-stage, runs as a non-root user, and its healthcheck uses gRPC health', () => {
