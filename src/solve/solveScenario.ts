@@ -123,16 +123,13 @@ function compileGuarded(p: ModelParams, S: number, table: ArrivalTable, fixedS: 
     return compileModel(p, S, table);
   } catch (e) {
     if (!(e instanceof LimitError) || fixedS) throw e;
+    // Say which bound bit and by how much (the compile error's own words), not only the list of bounds.
     const M = table.phases;
-    if (M > 1) {
-      throw new LimitError(
-        'arrivalProcess',
-        `the queue needs more than S = ${S} levels of ${M} phases to be solved within the bounds (${LIMITS.maxQueue} levels, ${LIMITS.maxBandEntries} band entries): the load or the bursts are too heavy`,
-      );
-    }
+    const field = M > 1 ? 'arrivalProcess' : 'arrivalRate';
+    const why = M > 1 ? 'the load or the bursts are too heavy' : 'the load is too close to capacity';
     throw new LimitError(
-      'arrivalRate',
-      `the queue needs more than S = ${S} states to be solved within the bounds (${LIMITS.maxQueue} states, ${LIMITS.maxBandEntries} band entries): the load is too close to capacity`,
+      field,
+      `the automatic search for S needs S = ${S}, beyond the solver's bounds (${e.reason.startsWith('must') ? `S ${e.reason}` : e.reason}): ${why}`,
     );
   }
 }
