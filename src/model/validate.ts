@@ -128,7 +128,8 @@ export function validateScenario(raw: unknown): ValidatedScenario {
   if (!(arrivalRate < capacity)) {
     throw new ScenarioError(
       'arrivalRate',
-      `${arrivalRate} /s is not below the capacity maxBatchSize / l(B) = ${B} / ${meanService[B]} s = ${capacity} /s: no policy can keep the queue stable`,
+      `${arrivalRate} /s is not below the capacity maxBatchSize / l(B) = ${B} / ${+meanService[B].toPrecision(6)} s = ${+capacity.toPrecision(6)} /s: ` +
+        `no policy can keep the queue stable${millisecondHint(meanService[1], arrivalRate < 1000 * capacity)}`,
     );
   }
 
@@ -155,3 +156,11 @@ export function loadFactor(p: ModelParams): number {
 }
 
 export { LimitError };
+
+/**
+ * Service times are in seconds. One of half a second or more per request, with a load that would
+ * fit were they milliseconds, is most likely milliseconds written as seconds: say so.
+ */
+export function millisecondHint(l1: number, fitsInMs: boolean): string {
+  return l1 >= 0.5 && fitsInMs ? ` (serviceTime is in seconds: l(1) = ${+l1.toPrecision(6)} s; were these milliseconds, write ${+(l1 / 1000).toPrecision(6)})` : '';
+}

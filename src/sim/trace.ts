@@ -1,5 +1,6 @@
 import { ScenarioError } from '../model/errors.js';
 import { SIM_LIMITS } from './limits.js';
+import { checkSecondsTimestamps } from '../model/timestamps.js';
 
 export interface TraceOptions {
   /** CSV column holding the timestamps (default `timestamp`, case-insensitive). */
@@ -101,6 +102,7 @@ export function parseTrace(text: string, opts: TraceOptions = {}): Float64Array 
     take(line.slice(from, to < 0 ? line.length : to), line);
   }
   if (n < 2) throw new ScenarioError(source, `holds ${n} timestamp${n === 1 ? '' : 's'}; at least 2 are needed`);
+  checkSecondsTimestamps(out[0], source);
   return out.slice(0, n);
 }
 

@@ -83,6 +83,22 @@ describe('arrivalProcess: every refusal names the field', () => {
     });
   }
 
+  it('a trace in epoch milliseconds is refused with the fix, where epoch seconds are taken', () => {
+    const start = Date.UTC(2026, 0, 15); // ms
+    const ms = Array.from({ length: 2000 }, (_, i) => start + i * 0.25); // 4000 /s, in milliseconds
+    const e = refusal(withProcess({ trace: { timestamps: ms } }));
+    expect(e.field).toBe('arrivalProcess.trace.timestamps');
+    expect(e.reason).toMatch(/as milliseconds 2026: timestamps are seconds, so divide them by 1000/);
+    const seconds = ms.map((t) => t / 1000);
+    expect(validateScenario(withProcess({ trace: { timestamps: seconds } })).params.arrivalProcess!.meanRate).toBeGreaterThan(3000);
+  });
+
+  it('a service time in milliseconds written as seconds gets a hint at the capacity error', () => {
+    const e = refusal({ ...withProcess(MMPP), arrivalProcess: undefined, arrivalRate: 1000, serviceTime: { linear: { perItem: 0.5, base: 2 }, distribution: 'DETERMINISTIC' } });
+    expect(e.field).toBe('arrivalRate');
+    expect(e.reason).toMatch(/serviceTime is in seconds: l\(1\) = 2\.5 s; were these milliseconds, write 0\.0025/);
+  });
+
   it('an unsorted trace names the first timestamp out of order', () => {
     const ts = Array.from({ length: 2000 }, (_, i) => i * 0.001);
     ts[1234] = 0.5;

@@ -5,6 +5,7 @@ import { burstToMmpp } from './burst.js';
 import { MMPP_LIMITS } from './limits.js';
 import { makeMmpp, unreachablePhase, type MmppProcess } from './process.js';
 import { ARRIVAL_PROCESS, BURST, GENERATOR_ENTRY, MMPP, PHASE_RATE, TRACE } from './shape.js';
+import { checkSecondsTimestamps } from '../timestamps.js';
 
 /** A validated arrival process, with the fit report when it came from a trace. */
 export interface ValidatedArrivals {
@@ -108,6 +109,7 @@ function trace(o: Obj, path: string): ValidatedArrivals {
     times[i] = v;
   }
   if (!(times[times.length - 1] > times[0])) throw new ScenarioError(`${path}.timestamps`, 'must span a positive time');
+  checkSecondsTimestamps(times[0], `${path}.timestamps`);
   const fit = fitTwoPhaseMmpp(times);
   return { process: makeMmpp(fit.rates, fit.generator, 'trace', fit.report), fit: fit.report };
 }
@@ -139,7 +141,7 @@ export function checkMmppCapacity(proc: MmppProcess, B: number, lB: number): voi
   if (!(proc.meanRate < capacity)) {
     throw new ScenarioError(
       'arrivalProcess',
-      `has mean rate λ̄ = ${proc.meanRate} /s, not below the capacity maxBatchSize / l(B) = ${B} / ${lB} s = ${capacity} /s: no policy can keep the queue stable`,
+      `has mean rate λ̄ = ${+proc.meanRate.toPrecision(6)} /s, not below the capacity maxBatchSize / l(B) = ${B} / ${+lB.toPrecision(6)} s = ${+capacity.toPrecision(6)} /s: no policy can keep the queue stable`,
     );
   }
 }
