@@ -37,14 +37,14 @@ export type GpuBatchItem =
   | { readonly index: number; readonly error: Error };
 
 /**
- * Solves many scenarios with one GPU batch per round: every scenario's model (its own S and
- * B) is packed into shared buffers and iterated in the same dispatches; a scenario whose S
- * must grow re-enters the next round. Each result is certified in f64 on the CPU exactly as a
- * single GPU solve is, so a batch gives the same answers as solving one by one. Yields one
- * item per input, in completion order; invalid scenarios yield an error item and the batch
- * goes on. Scenarios that ask for backend CPU are solved on the CPU; scenarios with several
- * arrival phases take the single-solve path (the batched kernel is the one-phase one). Throws
- * BackendUnavailableError up front when backend GPU is asked for and there is no adapter.
+ * Solves many scenarios with one GPU batch per round: every scenario's model (its own S, B
+ * and number of arrival phases M, Poisson and MMPP alike) is packed into shared buffers and
+ * iterated in the same dispatches; a scenario whose S must grow re-enters the next round.
+ * Each result is certified in f64 on the CPU exactly as a single GPU solve is, so a batch
+ * gives the same answers as solving one by one. Yields one item per input, in completion
+ * order; invalid scenarios yield an error item and the batch goes on. Scenarios that ask for
+ * backend CPU are solved on the CPU. Throws BackendUnavailableError up front when backend GPU
+ * is asked for and there is no adapter.
  */
 export async function* solveScenariosOnGpu(scenarios: readonly unknown[], opts: GpuBatchOptions = {}): AsyncGenerator<GpuBatchItem, void, undefined> {
   const flags = opts.flags ?? readFlags();
@@ -88,10 +88,7 @@ export async function* solveScenariosOnGpu(scenarios: readonly unknown[], opts: 
     } catch (e) {
       return { item: { index, error: asError(e) }, joined: false };
     }
-    // Several arrival phases never reach the batched rounds (their kernel is the (queue, phase)
-    // one): they must not hold up the rounds.
-    const phases = scenario.params.arrivalProcess?.phases ?? 1;
-    const joined = scenario.solver.backend !== 'CPU' && phases === 1;
+    const joined = scenario.solver.backend !== 'CPU';
     if (joined) collector.join();
     try {
       const out = await solveScenarioDetailed(scenario, { signal, solver: joined ? solver : undefined, warmStart: opts.warmStart?.(index, scenario) });
