@@ -7,7 +7,8 @@ import { BatchCollector, type BatchRunner } from './gpu/collector.js';
 import { acquireGpu, type GpuContext } from './gpu/device.js';
 import { readFlags, type GpuFlags } from './gpu/flags.js';
 import { gpuLogger } from './gpu/log.js';
-import { batchedRvi, type GpuRunHooks } from './gpu/rvi.js';
+import { largestBinding } from './gpu/pack.js';
+import { batchedRvi, bindingLimit, type GpuRunHooks } from './gpu/rvi.js';
 import { gpuSolver } from './gpu/solver.js';
 import type { SolveResult } from './result.js';
 import { solveScenarioDetailed, type WarmStart } from './solveScenario.js';
@@ -132,9 +133,14 @@ function batchRunner(ctx: GpuContext | undefined, backend: 'GPU' | 'AUTO', flags
     if (backend === 'AUTO') {
       if (!gpuPaysOff(sweepWork(jobs.map((j) => modelSize(j.model))), gpu.kind, flags)) return undefined;
     }
+    // A model too big for the device's bindings (a large MMPP one, say) finishes on the CPU
+    // alone rather than taking its round-mates with it.
+    const fits = jobs.map((j) => largestBinding(j.model) <= bindingLimit(gpu));
+    if (fits.includes(false)) gpuLogger().warn({ scenarios: fits.filter((f) => !f).length, limit: bindingLimit(gpu) }, 'models over the GPU binding limit; finishing them on the CPU');
     try {
-      const results = await batchedRvi(gpu, jobs, { flags, signal, hooks });
-      return results.map((result) => ({ result, adapter: gpu.adapterName }));
+      const results = await batchedRvi(gpu, jobs.filter((_, i) => fits[i]), { flags, signal, hooks });
+      let k = 0;
+      return fits.map((fit) => (fit ? { result: results[k++], adapter: gpu.adapterName } : undefined));
     } catch (e) {
       if (e instanceof AbortError) throw e;
       // Logged once for the whole round; every scenario of it finishes on the CPU.

@@ -5,7 +5,7 @@ import { bellmanStep } from '../../src/policy/greedy.js';
 import { gpuMightPayOff, gpuPaysOff, sweepWork } from '../../src/solve/gpu/autoRule.js';
 import { BatchCollector } from '../../src/solve/gpu/collector.js';
 import { DEFAULT_FLAGS, readFlags } from '../../src/solve/gpu/flags.js';
-import { FALLBACK_ROW_EXCESS, ROW_EXCESS, packBatch, rowExcess, splitForLimits, stageTailCoef, stageUsable, unstableFirst, type PackedBatch } from '../../src/solve/gpu/pack.js';
+import { FALLBACK_ROW_EXCESS, ROW_EXCESS, largestBinding, packBatch, rowExcess, splitForLimits, stageTailCoef, stageUsable, unstableFirst, type PackedBatch } from '../../src/solve/gpu/pack.js';
 import type { GpuRviJob } from '../../src/solve/gpu/rvi.js';
 import { StopTracker } from '../../src/solve/gpu/stopRule.js';
 import { rng } from '../helpers/random.js';
@@ -175,6 +175,13 @@ describe('packing a batch of different S and B', () => {
     expect(groups.flat()).toEqual([0, 1, 2, 3, 4, 5]);
     expect(groups.length).toBeGreaterThan(1);
     expect(() => splitForLimits(models, 100)).toThrow('over the binding limit 100');
+  });
+
+  it('refuses a model exactly when its largest pooled buffer passes the limit (what a batched round filters on)', () => {
+    for (const m of models) {
+      expect(splitForLimits([m], largestBinding(m))).toEqual([[0]]);
+      expect(() => splitForLimits([m], largestBinding(m) - 1)).toThrow('over the binding limit');
+    }
   });
 });
 

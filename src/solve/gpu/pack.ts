@@ -120,6 +120,16 @@ export function bindingBytes(m: CompiledModel): Bytes {
   return { states: 4 * (m.S + 1) * m.M, coef: 4 * coefLength, actions: m.B * structBytes(ACTION_INFO), scenarios: structBytes(SCENARIO_INFO) };
 }
 
+/** The largest buffer of a batch of these bytes, at the size the buffer pool hands out. */
+function largest(a: Bytes): number {
+  return sizeClass(Math.max(a.states, a.coef, a.actions, a.scenarios));
+}
+
+/** The largest buffer a model alone needs (a model over the binding limit cannot go to the device). */
+export function largestBinding(m: CompiledModel): number {
+  return largest(bindingBytes(m));
+}
+
 export interface WarmValues {
   readonly values?: Float64Array;
   readonly policy?: Int32Array;
@@ -205,7 +215,6 @@ export function splitForLimits(models: readonly CompiledModel[], maxBindingBytes
   let group: number[] = [];
   let used: Bytes = { states: 0, coef: 0, actions: 0, scenarios: 0 };
   const sum = (a: Bytes, b: Bytes): Bytes => ({ states: a.states + b.states, coef: a.coef + b.coef, actions: a.actions + b.actions, scenarios: a.scenarios + b.scenarios });
-  const largest = (a: Bytes): number => sizeClass(Math.max(a.states, a.coef, a.actions, a.scenarios));
   models.forEach((m, i) => {
     const need = bindingBytes(m);
     if (largest(need) > maxBindingBytes) {

@@ -49,12 +49,16 @@ export interface BatchedRviOptions {
  */
 export async function batchedRvi(ctx: GpuContext, jobs: readonly GpuRviJob[], opts: BatchedRviOptions): Promise<GpuRviResult[]> {
   const out: GpuRviResult[] = new Array<GpuRviResult>(jobs.length);
-  const limit = Math.min(ctx.device.limits.maxStorageBufferBindingSize, ctx.device.limits.maxBufferSize);
-  for (const group of splitForLimits(jobs.map((j) => j.model), limit)) {
+  for (const group of splitForLimits(jobs.map((j) => j.model), bindingLimit(ctx))) {
     const res = await runGroup(ctx, group.map((i) => jobs[i]), opts);
     group.forEach((i, k) => (out[i] = res[k]));
   }
   return out;
+}
+
+/** The most bytes one storage binding may hold on this device. */
+export function bindingLimit(ctx: GpuContext): number {
+  return Math.min(ctx.device.limits.maxStorageBufferBindingSize, ctx.device.limits.maxBufferSize);
 }
 
 const STORAGE = BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC;
@@ -157,7 +161,7 @@ async function runGroup(ctx: GpuContext, jobs: readonly GpuRviJob[], opts: Batch
  * reduction's: the largest power of two within that and within its workgroup memory (two f32
  * per thread).
  */
-export function workgroupSizes(lim: GPUSupportedLimits, flags: GpuFlags): { wg: number; reduceWg: number } {
+function workgroupSizes(lim: GPUSupportedLimits, flags: GpuFlags): { wg: number; reduceWg: number } {
   const wg = Math.max(1, Math.min(flags.BATCHWISE_GPU_WORKGROUP_SIZE, lim.maxComputeInvocationsPerWorkgroup, lim.maxComputeWorkgroupSizeX));
   const reduceWg = 2 ** Math.floor(Math.log2(Math.min(wg, lim.maxComputeWorkgroupStorageSize / 8)));
   return { wg, reduceWg };
