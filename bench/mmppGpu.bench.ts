@@ -1,7 +1,7 @@
 /**
  * The MMPP model of bench/mmpp.bench.ts (4 phases, B = 128, S = 2,000: 8,004 states (s, j))
  * on the GPU against the CPU: one f32 Bellman sweep and one f32 evaluation sweep of
- * mmpp_bellman_sweep.wgsl (src/solve/gpu/mmppRvi.ts) against the f64 CPU Bellman step
+ * bellman_sweep.wgsl (src/solve/gpu/rvi.ts, a batch of one) against the f64 CPU Bellman step
  * (bellmanStep), on whatever adapter this machine has (Mesa llvmpipe, a software
  * rasteriser, where there is no GPU). `npm run bench -- --only mmppGpu` runs just this case.
  *
@@ -11,8 +11,7 @@
  * far beyond a benchmark run, so it is not timed here (docs/mmpp.md gives the estimate).
  */
 import { bellmanStep, compileModel, validateScenario } from '../src/index.js';
-import { acquireGpu, readFlags, releaseGpu } from '../src/solve/gpu/index.js';
-import { mmppGpuRvi } from '../src/solve/gpu/mmppRvi.js';
+import { acquireGpu, batchedRvi, readFlags, releaseGpu, type GpuFlags } from '../src/solve/gpu/index.js';
 import { mmppBenchScenario, RATES } from './mmppModel.js';
 import { fmt, median, timeRuns } from './stats.js';
 import type { BenchContext, BenchSection } from './types.js';
@@ -39,7 +38,8 @@ export default async function run(ctx: BenchContext): Promise<BenchSection> {
       BATCHWISE_GPU_STABLE_CHECKS: 1e9,
       BATCHWISE_GPU_STALL_CHECKS: 1e9,
     });
-    const stage = (evalSweeps: number, total: number) => () => mmppGpuRvi(gpu, { model, warm: { values: h }, tolerance: 1e-15 }, { flags: flags(evalSweeps, total) });
+    const run = (f: GpuFlags) => batchedRvi(gpu, [{ model, warm: { values: h }, tolerance: 1e-15 }], { flags: f });
+    const stage = (evalSweeps: number, total: number) => () => run(flags(evalSweeps, total));
     // One warm-up (pipeline compile), then: 1 Bellman sweep; k Bellman sweeps (k submits of
     // one sweep each would add k readbacks, so they run as one chain of k cycles instead);
     // e evaluation sweeps + 1 Bellman sweep in one submit.
@@ -48,7 +48,7 @@ export default async function run(ctx: BenchContext): Promise<BenchSection> {
     const one = await timeRuns(stage(0, 1), 1, 1);
     const many = await timeRuns(async () => {
       const f = { ...flags(0, k), BATCHWISE_GPU_CYCLES_PER_CHECK: k };
-      await mmppGpuRvi(gpu, { model, warm: { values: h }, tolerance: 1e-15 }, { flags: f });
+      await run(f);
     }, 1, 0);
     const evals = await timeRuns(stage(e, e + 1), 1, 0);
     const gpuBellman = (median(many) - median(one)) / (k - 1);

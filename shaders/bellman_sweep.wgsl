@@ -13,43 +13,73 @@
 //   total_states: u32
 //   greedy: u32
 //
-// One Bellman step of the transformed MDP (spec §3) for every state of every scenario of a
-// batch, one thread per (scenario, state); the f32 twin of bellmanStep in src/policy/greedy.ts:
-//   gap[s]    = min_a [ c̃(s,a) + (τ/y_a)·(E_a h(s) − h(s)) ]
-//   policy[s] = the first minimising action (wait, then b = 1, 2, …), as on the CPU.
-// Serving b moves s to s − b + k with k from the arrival pmf; the part of k that passes S is
-// valued by the quadratic tail extrapolation of spec §4 through the precomputed triple of
-// coefficients on h(S), h(S−1), h(S−2).
+// One Bellman step of the transformed (queue, phase) MDP (spec §3, §7) for every state of every
+// scenario of a batch, one thread per (scenario, flat state x = s·M + j); each scenario has its
+// own S, B and number of arrival phases M (M = 1 for Poisson arrivals). The f32 twin of
+// bellmanStep in src/policy/greedy.ts, on the layout of docs/mmpp.md ("Compiled model layout"):
+//   gap[x]    = min_a [ c̃(x,a) + (τ/y_a)·(E_a h(x) − h(x)) ]
+//   policy[x] = the first minimising action (wait, then b = 1, 2, …), as on the CPU.
+// wait (s < S):  c̃ = cost_slope·s + kappa[j],
+//                τ/y·(E h − h) = τλ_j·(h(s+1, j) − h(x)) + Σ_{j'≠j} τQ_jj'·(h(s, j') − h(x)).
+// serve b:       c̃ = cost_slope·s + kappa[b·M + j], rate τ/l(b); the in-range part of E h is one
+//                contiguous dot product of the count block run pmf_start + j·pmf_length·M (ending
+//                phase fastest) with the h run from (s − b + pmf_offset)·M, nIn·M long; the part
+//                that passes S is valued by the quadratic tail extrapolation of spec §4, per
+//                ending phase Σ_j' c0·h(S, j') + c1·h(S−1, j') + c2·h(S−2, j').
+// Sums are taken as Σ p·(h(y) − h(x)) (rows have mass 1): h grows like s², its steps do not,
+// so f32 keeps the digits that matter.
 // With greedy = 0 the kernel is an evaluation sweep of modified policy iteration instead: it
-// applies only the stored action policy[s] (B times cheaper) and leaves the policy alone;
+// applies only the stored action policy[x] (B times cheaper) and leaves the policy alone;
 // the Odoni bounds are only read after greedy sweeps.
 // Serve rows that pass S far are not stochastic (the extrapolation has coefficients of both
 // signs, some large) and make value iteration diverge, so this f32 stage leaves serve-b out
 // from unstable_first on, except serve-B where no serve action is left (s ≥
-// all_unstable_from), whose overflow pack.ts lumps into h(S) where even that row is far from
-// stochastic (stageTailCoef). The f64 polish on the CPU uses every action and the model's tail.
+// all_unstable_from), whose overflow pack.ts lumps into h(S, j') where even that row is far
+// from stochastic (stageTailCoef). The f64 polish on the CPU uses every action and the model's tail.
 // The header (structs, uniforms, bindings, entry point) is generated from the kernel
 // descriptor in src/solve/gpu/kernels.ts.
 
-// Value of serving b in state s (offset of the sum by −h(s), see below).
-fn serve_value(info: ScenarioInfo, a: ActionInfo, s: u32, b: u32, hold: f32, hs: f32, d0: f32, d1: f32, d2: f32) -> f32 {
+// Value of serving b in state (s, j) (offset of the sum by −h(x), see above).
+fn serve_value(info: ScenarioInfo, a: ActionInfo, s: u32, j: u32, b: u32, hold: f32, hx: f32) -> f32 {
+  let M = info.phases;
   let base = info.state_offset;
   let j0 = i32(s) - i32(b) + a.pmf_offset;
   let n_in = min(i32(info.last) - j0 + 1, a.pmf_length);
-  // Sums of pmf·(h(j) − h(s)) rather than pmf·h(j) − h(s): h grows like s², its steps do not,
-  // so the differences keep f32 sums accurate (the pmf and tail masses add up to 1).
   var acc = 0.0;
-  for (var i = 0; i < n_in; i++) {
-    acc += coef[a.pmf_start + u32(i)] * (h[base + u32(j0 + i)] - hs);
+  if (n_in > 0) {
+    let len = u32(n_in) * M;
+    let p = a.pmf_start + j * u32(a.pmf_length) * M;
+    let q = base + u32(j0) * M;
+    for (var e = 0u; e < len; e++) {
+      acc += coef[p + e] * (h[q + e] - hx);
+    }
   }
   if (i32(s) >= a.tail_first) {
-    let r = a.tail_start + 3u * (s - u32(a.tail_first));
-    acc += coef[r] * d0 + coef[r + 1u] * d1 + coef[r + 2u] * d2;
+    let r = a.tail_start + ((s - u32(a.tail_first)) * M + j) * M * 3u;
+    let top = base + info.last * M;
+    for (var jj = 0u; jj < M; jj++) {
+      let c = r + 3u * jj;
+      acc += coef[c] * (h[top + jj] - hx) + coef[c + 1u] * (h[top - M + jj] - hx) + coef[c + 2u] * (h[top - 2u * M + jj] - hx);
+    }
   }
-  return hold + a.cost + a.rate * acc;
+  return hold + coef[info.kappa_base + b * M + j] + a.rate * acc;
 }
 
-// Whether serving b in s is in the f32 stage's action set (pack.ts: stageUsable).
+// Value of waiting in state (s, j), s < S, at global index idx.
+fn wait_value(info: ScenarioInfo, idx: u32, s: u32, j: u32, hold: f32, hx: f32) -> f32 {
+  let M = info.phases;
+  let r = info.rates_base;
+  var drift = coef[r + j] * (h[idx + M] - hx);
+  let row = info.state_offset + s * M;
+  for (var jj = 0u; jj < M; jj++) {
+    if (jj != j) {
+      drift += coef[r + M + j * M + jj] * (h[row + jj] - hx);
+    }
+  }
+  return hold + coef[info.kappa_base + j] + drift;
+}
+
+// Whether serving b in level s is in the f32 stage's action set (pack.ts: stageUsable).
 fn usable(info: ScenarioInfo, a: ActionInfo, s: u32, b: u32) -> bool {
   return i32(s) < a.unstable_first || (s >= info.all_unstable_from && b == info.max_batch);
 }
@@ -64,25 +94,23 @@ fn run(wg: u32, lid: u32) {
   if (info.live == 0u) {
     return;
   }
-  let base = info.state_offset;
-  let s = idx - base;
+  let x = idx - info.state_offset;
+  let s = x / info.phases;
+  let j = x - s * info.phases;
   let top = info.last;
-  let hs = h[idx];
+  let hx = h[idx];
   let hold = info.cost_slope * f32(s);
-  let d0 = h[base + top] - hs;
-  let d1 = h[base + top - 1u] - hs;
-  let d2 = h[base + top - 2u] - hs;
   let evaluating = u.greedy == 0u;
   if (evaluating) {
     let fixed = policy[idx];
     if (fixed == 0u && s < top) {
-      gap[idx] = hold + info.wait_cost + info.wait_rate * (h[idx + 1u] - hs);
+      gap[idx] = wait_value(info, idx, s, j, hold, hx);
       return;
     }
     if (fixed > 0u && fixed <= min(s, info.max_batch)) {
       let a = actions[info.action_offset + fixed - 1u];
       if (usable(info, a, s, fixed)) {
-        gap[idx] = serve_value(info, a, s, fixed, hold, hs, d0, d1, d2);
+        gap[idx] = serve_value(info, a, s, j, fixed, hold, hx);
         return;
       }
     }
@@ -91,7 +119,7 @@ fn run(wg: u32, lid: u32) {
   var best = 3.0e38;
   var arg = 0u;
   if (s < top) {
-    best = hold + info.wait_cost + info.wait_rate * (h[idx + 1u] - hs);
+    best = wait_value(info, idx, s, j, hold, hx);
   }
   let bmax = min(s, info.max_batch);
   for (var b = 1u; b <= bmax; b++) {
@@ -99,7 +127,7 @@ fn run(wg: u32, lid: u32) {
     if (!usable(info, a, s, b)) {
       continue;
     }
-    let v = serve_value(info, a, s, b, hold, hs, d0, d1, d2);
+    let v = serve_value(info, a, s, j, b, hold, hx);
     if (v < best) {
       best = v;
       arg = b;

@@ -8,7 +8,7 @@
 // uniforms:
 //   num_scenarios: u32
 //
-// One workgroup per scenario: the Odoni bounds m_n = min_s gap(s), M_n = max_s gap(s) of the
+// One workgroup per scenario: the Odoni bounds m_n = min_x gap(x), M_n = max_x gap(x) of the
 // last sweep, and the number of greedy-action changes since the previous reduction (the
 // counter is reset). Only this small buffer is copied back to the host, every k sweeps.
 // Converged (inactive) scenarios keep their last bounds.
@@ -24,8 +24,9 @@ fn run(wg: u32, lid: u32) {
   var mn = 3.0e38;
   var mx = -3.0e38;
   if (live) {
-    for (var s = lid; s <= info.last; s += WORKGROUP_SIZE) {
-      let g = gap[info.state_offset + s];
+    let n = (info.last + 1u) * info.phases;
+    for (var x = lid; x < n; x += WORKGROUP_SIZE) {
+      let g = gap[info.state_offset + x];
       mn = min(mn, g);
       mx = max(mx, g);
     }

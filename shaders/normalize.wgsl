@@ -8,9 +8,10 @@
 // uniforms:
 //   total_states: u32
 //
-// The relative-value normalisation of RVI, per scenario, with reference state 0:
-//   h(s) ← h(s) + gap(s) − gap(0)   (= V_{n+1}(s) − V_{n+1}(0), since gap = V_{n+1} − h_n).
-// Runs after bellman_sweep in the same pass; each thread writes only its own h(s).
+// The relative-value normalisation of RVI, per scenario, with reference state x = 0, i.e.
+// (s, j) = (0, 0) (as in the CPU RVI):
+//   h(x) ← h(x) + gap(x) − gap(0)   (= V_{n+1}(x) − V_{n+1}(0), since gap = V_{n+1} − h_n).
+// Runs after bellman_sweep in the same pass; each thread writes only its own h(x).
 
 fn run(wg: u32, lid: u32) {
   let idx = wg * WORKGROUP_SIZE + lid;

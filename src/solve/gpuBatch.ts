@@ -7,7 +7,8 @@ import { BatchCollector, type BatchRunner } from './gpu/collector.js';
 import { acquireGpu, type GpuContext } from './gpu/device.js';
 import { readFlags, type GpuFlags } from './gpu/flags.js';
 import { gpuLogger } from './gpu/log.js';
-import { batchedRvi, type GpuRunHooks } from './gpu/rvi.js';
+import { largestBinding } from './gpu/pack.js';
+import { batchedRvi, bindingLimit, type GpuRunHooks } from './gpu/rvi.js';
 import { gpuSolver } from './gpu/solver.js';
 import type { SolveResult } from './result.js';
 import { solveScenarioDetailed, type WarmStart } from './solveScenario.js';
@@ -37,14 +38,14 @@ export type GpuBatchItem =
   | { readonly index: number; readonly error: Error };
 
 /**
- * Solves many scenarios with one GPU batch per round: every scenario's model (its own S and
- * B) is packed into shared buffers and iterated in the same dispatches; a scenario whose S
- * must grow re-enters the next round. Each result is certified in f64 on the CPU exactly as a
- * single GPU solve is, so a batch gives the same answers as solving one by one. Yields one
- * item per input, in completion order; invalid scenarios yield an error item and the batch
- * goes on. Scenarios that ask for backend CPU are solved on the CPU; scenarios with several
- * arrival phases take the single-solve path (the batched kernel is the one-phase one). Throws
- * BackendUnavailableError up front when backend GPU is asked for and there is no adapter.
+ * Solves many scenarios with one GPU batch per round: every scenario's model (its own S, B
+ * and number of arrival phases M, Poisson and MMPP alike) is packed into shared buffers and
+ * iterated in the same dispatches; a scenario whose S must grow re-enters the next round.
+ * Each result is certified in f64 on the CPU exactly as a single GPU solve is, so a batch
+ * gives the same answers as solving one by one. Yields one item per input, in completion
+ * order; invalid scenarios yield an error item and the batch goes on. Scenarios that ask for
+ * backend CPU are solved on the CPU. Throws BackendUnavailableError up front when backend GPU
+ * is asked for and there is no adapter.
  */
 export async function* solveScenariosOnGpu(scenarios: readonly unknown[], opts: GpuBatchOptions = {}): AsyncGenerator<GpuBatchItem, void, undefined> {
   const flags = opts.flags ?? readFlags();
@@ -88,10 +89,7 @@ export async function* solveScenariosOnGpu(scenarios: readonly unknown[], opts: 
     } catch (e) {
       return { item: { index, error: asError(e) }, joined: false };
     }
-    // Several arrival phases never reach the batched rounds (their kernel is the (queue, phase)
-    // one): they must not hold up the rounds.
-    const phases = scenario.params.arrivalProcess?.phases ?? 1;
-    const joined = scenario.solver.backend !== 'CPU' && phases === 1;
+    const joined = scenario.solver.backend !== 'CPU';
     if (joined) collector.join();
     try {
       const out = await solveScenarioDetailed(scenario, { signal, solver: joined ? solver : undefined, warmStart: opts.warmStart?.(index, scenario) });
@@ -135,9 +133,14 @@ function batchRunner(ctx: GpuContext | undefined, backend: 'GPU' | 'AUTO', flags
     if (backend === 'AUTO') {
       if (!gpuPaysOff(sweepWork(jobs.map((j) => modelSize(j.model))), gpu.kind, flags)) return undefined;
     }
+    // A model too big for the device's bindings (a large MMPP one, say) finishes on the CPU
+    // alone rather than taking its round-mates with it.
+    const fits = jobs.map((j) => largestBinding(j.model) <= bindingLimit(gpu));
+    if (fits.includes(false)) gpuLogger().warn({ scenarios: fits.filter((f) => !f).length, limit: bindingLimit(gpu) }, 'models over the GPU binding limit; finishing them on the CPU');
     try {
-      const results = await batchedRvi(gpu, jobs, { flags, signal, hooks });
-      return results.map((result) => ({ result, adapter: gpu.adapterName }));
+      const results = await batchedRvi(gpu, jobs.filter((_, i) => fits[i]), { flags, signal, hooks });
+      let k = 0;
+      return fits.map((fit) => (fit ? { result: results[k++], adapter: gpu.adapterName } : undefined));
     } catch (e) {
       if (e instanceof AbortError) throw e;
       // Logged once for the whole round; every scenario of it finishes on the CPU.

@@ -94,7 +94,7 @@ describe(`batched GPU solves${gpu.skip}`, () => {
     }
   });
 
-  it.skipIf(!gpu.ctx)('MMPP scenarios in a batch: a one-phase one joins the rounds, a two-phase one is solved on its own, both as solved alone', async () => {
+  it.skipIf(!gpu.ctx)('a round holding Poisson and MMPP scenarios: all share its dispatches, each gives the certified result of a solve alone on the CPU', async () => {
     const base = smallCase(400);
     const onePhase: Scenario = { ...base, arrivalRate: 0, arrivalProcess: { mmpp: { rates: [base.arrivalRate], generator: [0] } } };
     const twoPhase: Scenario = {
@@ -102,19 +102,35 @@ describe(`batched GPU solves${gpu.skip}`, () => {
       arrivalRate: 0,
       arrivalProcess: { burst: { meanRate: 0.4 * (smallCase(401).maxBatchSize / 0.0052), peakToMean: 1.5, meanBurstSeconds: 0.02, meanGapSeconds: 0.08 } },
     };
+    const three = smallCase(402);
+    const threePhase: Scenario = { ...three, arrivalRate: 0, arrivalProcess: { mmpp: { rates: [0, 0.6 * three.arrivalRate, 1.6 * three.arrivalRate], generator: [-40, 30, 10, 20, -25, 5, 30, 70, -100] } } };
+    const scenarios = [base, twoPhase, smallCase(403), onePhase, threePhase];
     const perSubmit: number[] = [];
-    const items = await collect([base, onePhase, twoPhase], { hooks: { afterSubmit: (i) => perSubmit.push(i.scenarios) } });
-    // The two one-phase scenarios share the first round's dispatches.
-    expect(perSubmit[0]).toBe(2);
-    for (const [i, s] of [base, onePhase, twoPhase].entries()) {
+    const items = await collect(scenarios, { hooks: { afterSubmit: (i) => perSubmit.push(i.scenarios) } });
+    // The first round holds all five (no scenario is solved beside the rounds: single solves
+    // would not report to these hooks).
+    expect(perSubmit[0]).toBe(scenarios.length);
+    const tables = (r: SolveResult): number[][] => (r.policy.phases ?? [r.policy]).map((p) => Array.from(p.actions).slice(0, r.solver.maxQueue));
+    for (const [i, s] of scenarios.entries()) {
       const batched = resultOf(items.get(i));
       const alone = await solveScenario(s, { backend: 'CPU' });
-      expect(Math.abs(batched.averageCost - alone.averageCost)).toBeLessThanOrEqual(1e-9 * alone.averageCost);
-      expect(batched.averageCostLower).toBeLessThanOrEqual(alone.averageCost * (1 + 1e-9));
-      expect(batched.averageCostUpper).toBeGreaterThanOrEqual(alone.averageCost * (1 - 1e-9));
+      expect(batched.solver.backend).toBe('webgpu');
+      expect(batched.solver.gpuIterations).toBeGreaterThan(0);
+      expect(batched.solver.maxQueue).toBe(alone.solver.maxQueue);
+      expect(tables(batched)).toEqual(tables(alone));
+      const g = alone.averageCost;
+      expect(Math.abs(batched.averageCost - g)).toBeLessThanOrEqual(1e-9 * g);
+      expect(Math.abs(batched.averageCostLower - alone.averageCostLower)).toBeLessThanOrEqual(1e-9 * g);
+      expect(Math.abs(batched.averageCostUpper - alone.averageCostUpper)).toBeLessThanOrEqual(1e-9 * g);
+      expect(batched.averageCostLower).toBeLessThanOrEqual(batched.averageCost * (1 + 1e-9));
+      expect(batched.averageCostUpper).toBeGreaterThanOrEqual(batched.averageCost * (1 - 1e-9));
     }
-    expect(resultOf(items.get(2)).policy.phases!.length).toBe(2);
-    expect(resultOf(items.get(0)).averageCost).toBe(resultOf(items.get(1)).averageCost);
+    expect([1, 4].map((i) => resultOf(items.get(i)).policy.phases!.length)).toEqual([2, 3]);
+    expect(resultOf(items.get(0)).averageCost).toBe(resultOf(items.get(3)).averageCost);
+    // A scenario's arithmetic in the mixed round is the same as alone on the GPU.
+    const single = await solveScenario(threePhase, { backend: 'GPU' });
+    expect(resultOf(items.get(4)).solver.gpuIterations).toBe(single.solver.gpuIterations);
+    expect(resultOf(items.get(4)).averageCost).toBe(single.averageCost);
   });
 
   it.skipIf(!gpu.ctx)('scenarios that ask for the CPU are solved there', async () => {

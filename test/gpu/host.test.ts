@@ -5,7 +5,7 @@ import { bellmanStep } from '../../src/policy/greedy.js';
 import { gpuMightPayOff, gpuPaysOff, sweepWork } from '../../src/solve/gpu/autoRule.js';
 import { BatchCollector } from '../../src/solve/gpu/collector.js';
 import { DEFAULT_FLAGS, readFlags } from '../../src/solve/gpu/flags.js';
-import { FALLBACK_ROW_EXCESS, ROW_EXCESS, packBatch, rowExcess, splitForLimits, stageTailCoef, stageUsable, unstableFirst, type PackedBatch } from '../../src/solve/gpu/pack.js';
+import { FALLBACK_ROW_EXCESS, ROW_EXCESS, largestBinding, packBatch, rowExcess, splitForLimits, stageTailCoef, stageUsable, unstableFirst, type PackedBatch } from '../../src/solve/gpu/pack.js';
 import type { GpuRviJob } from '../../src/solve/gpu/rvi.js';
 import { StopTracker } from '../../src/solve/gpu/stopRule.js';
 import { rng } from '../helpers/random.js';
@@ -17,41 +17,51 @@ function model(raw: object, S: number): CompiledModel {
 
 /**
  * The greedy sweep written over the packed arrays as bellman_sweep.wgsl indexes them (in
- * f64, over every action): if the packing put any offset in the wrong place, this disagrees
- * with bellmanStep.
+ * f64, over every action, flat states x = s·M + j): if the packing put any offset in the wrong
+ * place, this disagrees with bellmanStep.
  */
 function sweepPacked(p: PackedBatch, sc: number, h: Float64Array): { gap: Float64Array; policy: Int32Array } {
-  const S = p.scenarios.get(sc, 'last');
-  const B = p.scenarios.get(sc, 'max_batch');
-  const base = p.scenarios.get(sc, 'state_offset');
-  const ao = p.scenarios.get(sc, 'action_offset');
-  const gap = new Float64Array(S + 1);
-  const policy = new Int32Array(S + 1);
-  for (let s = 0; s <= S; s++) {
-    expect(p.stateScenario[base + s]).toBe(sc);
-    const hs = h[s];
-    const hold = p.scenarios.get(sc, 'cost_slope') * s;
-    let best = s < S ? hold + p.scenarios.get(sc, 'wait_cost') + p.scenarios.get(sc, 'wait_rate') * (h[s + 1] - hs) : Infinity;
+  const get = (field: string): number => p.scenarios.get(sc, field);
+  const [S, M, B, base, ao, kb, rb] = ['last', 'phases', 'max_batch', 'state_offset', 'action_offset', 'kappa_base', 'rates_base'].map(get);
+  const n = (S + 1) * M;
+  const gap = new Float64Array(n);
+  const policy = new Int32Array(n);
+  for (let x = 0; x < n; x++) {
+    expect(p.stateScenario[base + x]).toBe(sc);
+    const s = Math.floor(x / M);
+    const j = x % M;
+    const hx = h[x];
+    const hold = get('cost_slope') * s;
+    let best = Infinity;
+    if (s < S) {
+      let drift = p.coef[rb + j] * (h[x + M] - hx);
+      for (let jj = 0; jj < M; jj++) if (jj !== j) drift += p.coef[rb + M + j * M + jj] * (h[s * M + jj] - hx);
+      best = hold + p.coef[kb + j] + drift;
+    }
     let arg = 0;
     for (let b = 1; b <= Math.min(s, B); b++) {
-      const a = ao + b - 1;
-      const j0 = s - b + p.actions.get(a, 'pmf_offset');
-      const nIn = Math.min(S - j0 + 1, p.actions.get(a, 'pmf_length'));
+      const a = (field: string): number => p.actions.get(ao + b - 1, field);
+      const L = a('pmf_length');
+      const j0 = s - b + a('pmf_offset');
+      const nIn = Math.min(S - j0 + 1, L);
       let acc = 0;
-      for (let i = 0; i < nIn; i++) acc += p.coef[p.actions.get(a, 'pmf_start') + i] * (h[j0 + i] - hs);
-      const tf = p.actions.get(a, 'tail_first');
+      for (let e = 0; e < nIn * M; e++) acc += p.coef[a('pmf_start') + j * L * M + e] * (h[j0 * M + e] - hx);
+      const tf = a('tail_first');
       if (s >= tf) {
-        const r = p.actions.get(a, 'tail_start') + 3 * (s - tf);
-        acc += p.coef[r] * (h[S] - hs) + p.coef[r + 1] * (h[S - 1] - hs) + p.coef[r + 2] * (h[S - 2] - hs);
+        const r = a('tail_start') + ((s - tf) * M + j) * M * 3;
+        for (let jj = 0; jj < M; jj++) {
+          const c = r + 3 * jj;
+          acc += p.coef[c] * (h[S * M + jj] - hx) + p.coef[c + 1] * (h[(S - 1) * M + jj] - hx) + p.coef[c + 2] * (h[(S - 2) * M + jj] - hx);
+        }
       }
-      const v = hold + p.actions.get(a, 'cost') + p.actions.get(a, 'rate') * acc;
+      const v = hold + p.coef[kb + b * M + j] + a('rate') * acc;
       if (v < best) {
         best = v;
         arg = b;
       }
     }
-    gap[s] = best;
-    policy[s] = arg;
+    gap[x] = best;
+    policy[x] = arg;
   }
   return { gap, policy };
 }
@@ -165,6 +175,71 @@ describe('packing a batch of different S and B', () => {
     expect(groups.flat()).toEqual([0, 1, 2, 3, 4, 5]);
     expect(groups.length).toBeGreaterThan(1);
     expect(() => splitForLimits(models, 100)).toThrow('over the binding limit 100');
+  });
+
+  it('refuses a model exactly when its largest pooled buffer passes the limit (what a batched round filters on)', () => {
+    for (const m of models) {
+      expect(splitForLimits([m], largestBinding(m))).toEqual([[0]]);
+      expect(() => splitForLimits([m], largestBinding(m) - 1)).toThrow('over the binding limit');
+    }
+  });
+});
+
+describe('packing Poisson and MMPP models into one batch (each with its own M)', () => {
+  const arrivals = { rates: [0, 600, 1600], generator: [-40, 30, 10, 20, -25, 5, 30, 70, -100] };
+  const threePhase = model({ ...specScenario(1000, 2e-4), arrivalRate: 0, maxBatchSize: 4, serviceTime: { linear: { perItem: 0.0005, base: 0.001 }, distribution: 'EXPONENTIAL' }, arrivalProcess: { mmpp: arrivals } }, 30);
+  const twoPhase = model({ ...specScenario(1200, 5e-4), arrivalRate: 0, maxBatchSize: 8, serviceTime: { linear: { perItem: 0.0004, base: 0.001 }, distribution: 'GAMMA', cv: 0.7 }, arrivalProcess: { burst: { meanRate: 1200, peakToMean: 2, meanBurstSeconds: 0.02, meanGapSeconds: 0.08 } } }, 45);
+  const poisson = model(specScenario(4000, 1e-3), 60);
+  const models = [poisson, threePhase, twoPhase];
+  const packed = packBatch(models);
+
+  it('lays the flat (s, j) states of every scenario end to end', () => {
+    expect([threePhase.M, twoPhase.M]).toEqual([3, 2]);
+    expect(packed.states).toEqual([61, 31 * 3, 46 * 2]);
+    expect(packed.stateOffset).toEqual([0, 61, 61 + 93]);
+    expect(packed.totalStates).toBe(61 + 93 + 92);
+    expect(models.map((_, i) => packed.scenarios.get(i, 'phases'))).toEqual([1, 3, 2]);
+    expect(packed.policy[61 + 3 * 10 + 2]).toBe(4); // default start: serve min(s, B) in every phase
+  });
+
+  it('gives the f64 Bellman step of each model (Poisson and MMPP) when swept as the shader indexes it', () => {
+    const r = rng(11);
+    models.forEach((m, sc) => {
+      const { S, M } = m;
+      const h = new Float64Array((S + 1) * M);
+      for (let s = 1; s <= S; s++) for (let j = 0; j < M; j++) h[s * M + j] = h[(s - 1) * M + j] + m.costSlope * s * (0.5 + r()) * 40 + (s === 1 ? 0.01 * j : 0);
+      const ref = { gap: new Float64Array(h.length), policy: new Int32Array(h.length) };
+      bellmanStep({ ...m, tailCoef: stageTailCoef(m, packed.scenarios.get(sc, 'all_unstable_from')) }, h, ref.gap, ref.policy);
+      const got = sweepPacked(packed, sc, h);
+      const scale = Math.max(...ref.gap.map(Math.abs));
+      for (let x = 0; x < h.length; x++) expect(Math.abs(got.gap[x] - ref.gap[x])).toBeLessThan(1e-5 * scale);
+      expect(ref.policy.filter((a, x) => a !== got.policy[x]).length).toBeLessThanOrEqual(Math.ceil(0.02 * h.length));
+    });
+  });
+
+  it('takes MMPP warm values relative to (0, 0), and a warm policy only if no phase waits at S', () => {
+    const m = twoPhase;
+    const n = (m.S + 1) * m.M;
+    const values = Float64Array.from({ length: n }, (_, x) => 5 + x);
+    const policy = Int32Array.from({ length: n }, (_, x) => (Math.floor(x / 2) < 3 ? 0 : Math.min(Math.floor(x / 2), m.B)));
+    const p = packBatch([poisson, m], [undefined, { values, policy }]);
+    const at = p.stateOffset[1];
+    expect(Array.from(p.h.subarray(at, at + 4))).toEqual([0, 1, 2, 3]);
+    expect(Array.from(p.policy.subarray(at, at + 8))).toEqual([0, 0, 0, 0, 0, 0, 3, 3]);
+    const bad = policy.slice();
+    bad[n - 1] = 0; // phase 1 waits at S
+    const q = packBatch([poisson, m], [undefined, { policy: bad }]);
+    expect(q.policy[at + 2 * 2 + 1]).toBe(2);
+  });
+
+  it('leaves out a serve row (s, b) once any phase of it is far from stochastic', () => {
+    const m = twoPhase;
+    for (let b = 1; b <= m.B; b++) {
+      const first = unstableFirst(m, b);
+      expect(packed.actions.get(packed.scenarios.get(2, 'action_offset') + b - 1, 'unstable_first')).toBe(first);
+      if (first <= m.S) expect(rowExcess(m, first, b)).toBeGreaterThan(ROW_EXCESS);
+      if (first - 1 >= m.tailFirstState[b]) expect(rowExcess(m, first - 1, b)).toBeLessThanOrEqual(ROW_EXCESS);
+    }
   });
 });
 

@@ -7,7 +7,7 @@ import { bellmanStep } from '../../src/policy/greedy.js';
 import { releaseGpu } from '../../src/solve/gpu/device.js';
 import { DEFAULT_FLAGS, type GpuFlags } from '../../src/solve/gpu/flags.js';
 import { gpuLogger, setGpuLogger } from '../../src/solve/gpu/log.js';
-import { mmppGpuRvi } from '../../src/solve/gpu/mmppRvi.js';
+import { batchedRvi } from '../../src/solve/gpu/rvi.js';
 import { registerGpuProvider } from '../../src/solve/backends.js';
 import { cpuPolicyIteration } from '../../src/solve/cpu/pi.js';
 import { createGpuProvider } from '../../src/solve/gpu/provider.js';
@@ -88,7 +88,7 @@ describe(`MMPP models on the GPU (f32 MPI + f64 polish)${gpu.skip}`, () => {
       for (let s = 1; s <= S; s++) for (let j = 0; j < m.M; j++) h[s * m.M + j] = h[(s - 1) * m.M + j] + (m.costSlope / m.tau) * 1e-3 * s * (0.5 + r()) + (s === 1 ? j * 0.1 : 0);
       // Every action allowed (no row left out), one Bellman sweep and its normalisation.
       const flags: GpuFlags = { ...DEFAULT_FLAGS, BATCHWISE_GPU_EVAL_SWEEPS: 0, BATCHWISE_GPU_MAX_SWEEPS: 1, BATCHWISE_GPU_MAX_ROW_EXCESS: Number.POSITIVE_INFINITY };
-      const res = await mmppGpuRvi(gpu.ctx!, { model: m, warm: { values: h }, tolerance: 0 }, { flags });
+      const [res] = await batchedRvi(gpu.ctx!, [{ model: m, warm: { values: h }, tolerance: 0 }], { flags });
       expect(res.sweeps).toBe(1);
       const gap = new Float64Array(n);
       const policy = new Int32Array(n);
@@ -156,7 +156,7 @@ describe(`MMPP models on the GPU (f32 MPI + f64 polish)${gpu.skip}`, () => {
       }
     }
     const flags: GpuFlags = { ...DEFAULT_FLAGS, BATCHWISE_GPU_EVAL_SWEEPS: 1, BATCHWISE_GPU_CYCLES_PER_CHECK: 1, BATCHWISE_GPU_MAX_SWEEPS: 2, BATCHWISE_GPU_MAX_ROW_EXCESS: Number.POSITIVE_INFINITY };
-    const res = await mmppGpuRvi(gpu.ctx!, { model: m, warm: { values: h, policy: p }, tolerance: 0 }, { flags });
+    const [res] = await batchedRvi(gpu.ctx!, [{ model: m, warm: { values: h, policy: p }, tolerance: 0 }], { flags });
     expect(res.sweeps).toBe(2);
     let scale = 0;
     for (let x = 0; x < n; x++) scale = Math.max(scale, Math.abs(h1[x]), Math.abs(g2[x]));

@@ -1,8 +1,11 @@
 import type { GpuRviJob } from './rvi.js';
 import type { GpuStage, GpuStageResult } from './solver.js';
 
-/** Runs one batch of jobs on the device (batchedRvi with the context and flags bound). */
-export type BatchRunner = (jobs: readonly GpuRviJob[]) => Promise<readonly GpuStageResult[] | undefined>;
+/**
+ * Runs one batch of jobs on the device (batchedRvi with the context and flags bound);
+ * undefined (for the batch or for one job) means no GPU stage: that solve goes on on the CPU.
+ */
+export type BatchRunner = (jobs: readonly GpuRviJob[]) => Promise<readonly (GpuStageResult | undefined)[] | undefined>;
 
 interface Waiting {
   readonly job: GpuRviJob;

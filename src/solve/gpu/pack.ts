@@ -1,23 +1,31 @@
 import type { CompiledModel } from '../../model/compile.js';
+import { sizeClass } from './bufferPool.js';
 import { DEFAULT_FLAGS } from './flags.js';
-import { ACTION_INFO, SCENARIO_INFO, StructArray } from './structs.js';
+import { ACTION_INFO, SCENARIO_INFO, StructArray, structBytes } from './structs.js';
 
 /**
- * Packs the compiled models of a batch (different S and B) into the shared arrays the
- * kernels read: one record per scenario, one per (scenario, b), one coefficient array (every
- * pmf, then every tail triple) and one state-to-scenario map, all in f32/u32/i32.
+ * Packs the compiled models of a batch — each with its own S, B and number of phases M
+ * (M = 1 for Poisson arrivals) — into the shared arrays bellman_sweep.wgsl reads: one record
+ * per scenario, one per (scenario, b), one coefficient array and one state-to-scenario map,
+ * all in f32/u32/i32. A scenario's states are the flat x = s·M + j of docs/mmpp.md ("Compiled
+ * model layout"); its coefficients lie in `coef` in this order: the arrival-count block of
+ * every b (the model's `pmf`, [b][j][k][j']), the tail triples (the model's `tailCoef`,
+ * [b][s][j][j'][3], with the f32 stage's lumping, below), kappa[a·M + j], then τ·λ_j and τ·Q
+ * (`waitRate`, `phaseRate`).
  */
 export interface PackedBatch {
   readonly scenarios: StructArray;
   readonly actions: StructArray;
   readonly coef: Float32Array;
   readonly stateScenario: Uint32Array;
-  /** Initial relative values (warm start or 0), h̃(0) = 0 per scenario. */
+  /** Initial relative values (warm start or 0), h̃(0, 0) = 0 per scenario. */
   readonly h: Float32Array;
-  /** Initial policy (warm start, or serve min(s, B) as policy iteration starts). */
+  /** Initial policy (warm start, or serve min(s, B) in every phase as policy iteration starts). */
   readonly policy: Uint32Array;
-  /** First global state of each scenario; states of scenario i are stateOffset[i]..stateOffset[i]+S_i. */
+  /** First global state of each scenario; its states are stateOffset[i]..stateOffset[i] + states[i] − 1. */
   readonly stateOffset: readonly number[];
+  /** (S + 1)·M of each scenario. */
+  readonly states: readonly number[];
   readonly totalStates: number;
 }
 
@@ -35,62 +43,106 @@ export interface PackedBatch {
  */
 export const ROW_EXCESS = DEFAULT_FLAGS.BATCHWISE_GPU_MAX_ROW_EXCESS;
 
-/** First state s whose serve-b row exceeds maxExcess (S + 1 when none); the excess grows with s. */
+/**
+ * Where only serve-B is left (s ≥ all_unstable_from) its row may itself be far from
+ * stochastic (rate·excess ≈ 8 at S in a gamma cv = 1.2 case), and evaluation sweeps then
+ * diverge. Past this bound the f32 stage lumps that row's overflow into h(S, j') instead:
+ * stable, and harmless there since serving B is the only serve action left. (Lumping
+ * everywhere would be wrong: it makes "wait until S" look cheap, docs/model.md §4.)
+ */
+export const FALLBACK_ROW_EXCESS = 0.25;
+
+/** Where the 3·M tail coefficients of serving b in (s, j) start in the model's tailCoef. */
+function tailRow(m: CompiledModel, s: number, j: number, b: number): number {
+  return ((m.tailStart[b] + s - m.tailFirstState[b]) * m.M + j) * m.M * 3;
+}
+
+/** Excess row mass of serving b in (s, j) (0 below the tail). */
+function phaseRowExcess(m: CompiledModel, s: number, j: number, b: number): number {
+  if (s < m.tailFirstState[b]) return 0;
+  const r = tailRow(m, s, j, b);
+  let negative = 0;
+  for (let e = 0; e < 3 * m.M; e++) negative += Math.max(0, -m.tailCoef[r + e]);
+  // Row mass is 1, so Σ|c| − 1 = 2 × the negative part.
+  return (m.tau / m.sojourn[b * m.M]) * 2 * negative;
+}
+
+/** Excess row mass of serving b in level s: the largest over the phases (0 below the tail). */
+export function rowExcess(m: CompiledModel, s: number, b: number): number {
+  let most = 0;
+  for (let j = 0; j < m.M; j++) most = Math.max(most, phaseRowExcess(m, s, j, b));
+  return most;
+}
+
+/** First level s whose serve-b row exceeds maxExcess in some phase (S + 1 when none); the excess grows with s. */
 export function unstableFirst(m: CompiledModel, b: number, maxExcess = ROW_EXCESS): number {
   for (let s = m.tailFirstState[b]; s <= m.S; s++) if (rowExcess(m, s, b) > maxExcess) return s;
   return m.S + 1;
 }
 
 /**
- * Where only serve-B is left (s ≥ all_unstable_from) its row may itself be far from
- * stochastic (rate·excess ≈ 8 at S in a gamma cv = 1.2 case), and evaluation sweeps then
- * diverge. Past this bound the f32 stage lumps that row's overflow into h(S) instead: stable,
- * and harmless there since serving B is the only serve action left. (Lumping everywhere would
- * be wrong: it makes "wait until S" look cheap, docs/model.md §4.)
- */
-export const FALLBACK_ROW_EXCESS = 0.25;
-
-/** Excess row mass of serving b in s (0 below the tail). */
-export function rowExcess(m: CompiledModel, s: number, b: number): number {
-  if (s < m.tailFirstState[b]) return 0;
-  const r = 3 * (m.tailStart[b] + s - m.tailFirstState[b]);
-  let negative = 0;
-  for (let i = 0; i < 3; i++) negative += Math.max(0, -m.tailCoef[r + i]);
-  // Row mass is 1, so Σ|c| − 1 = 2 × the negative part.
-  return (m.tau / m.sojourn[b]) * 2 * negative;
-}
-
-/**
- * The tail triples the f32 stage uses: the model's, except serve-B rows in the fallback
- * region past FALLBACK_ROW_EXCESS, whose overflow goes to h(S) (coefficients (mass, 0, 0)).
+ * The tail triples the f32 stage uses: the model's, except serve-B rows (s, j) in the fallback
+ * region past FALLBACK_ROW_EXCESS, whose overflow to phase j' goes to h(S, j') (coefficients
+ * (mass, 0, 0)).
  */
 export function stageTailCoef(m: CompiledModel, allUnstableFrom: number): Float64Array {
   const out = Float64Array.from(m.tailCoef);
-  const B = m.B;
+  const { B, M } = m;
   for (let s = Math.max(allUnstableFrom, m.tailFirstState[B]); s <= m.S; s++) {
-    if (rowExcess(m, s, B) <= FALLBACK_ROW_EXCESS) continue;
-    const r = 3 * (m.tailStart[B] + s - m.tailFirstState[B]);
-    out[r] = m.tailCoef[r] + m.tailCoef[r + 1] + m.tailCoef[r + 2];
-    out[r + 1] = 0;
-    out[r + 2] = 0;
+    for (let j = 0; j < M; j++) {
+      if (phaseRowExcess(m, s, j, B) <= FALLBACK_ROW_EXCESS) continue;
+      const r = tailRow(m, s, j, B);
+      for (let c = r; c < r + 3 * M; c += 3) {
+        out[c] = m.tailCoef[c] + m.tailCoef[c + 1] + m.tailCoef[c + 2];
+        out[c + 1] = 0;
+        out[c + 2] = 0;
+      }
+    }
   }
   return out;
 }
 
-/** Whether the f32 stage may serve b in s (the rule bellman_sweep.wgsl applies). */
+/** Whether the f32 stage may serve b in level s (the rule bellman_sweep.wgsl applies). */
 export function stageUsable(unstable: Int32Array, allUnstableFrom: number, B: number, s: number, b: number): boolean {
   return s < unstable[b] || (s >= allUnstableFrom && b === B);
 }
 
-/** Bytes of device memory a model takes in a batch (used to split big batches). */
-export function packedBytes(m: CompiledModel): number {
-  const states = m.S + 1;
-  return 4 * (states * 5 + m.pmf.length + m.tailCoef.length) + 32 * (m.B + 1);
+/** Bytes a model adds to each binding of a batch (the per-state buffers take `states` each). */
+interface Bytes {
+  readonly states: number;
+  readonly coef: number;
+  readonly actions: number;
+  readonly scenarios: number;
+}
+
+export function bindingBytes(m: CompiledModel): Bytes {
+  const coefLength = m.pmf.length + m.tailCoef.length + m.kappa.length + m.M + m.M * m.M;
+  return { states: 4 * (m.S + 1) * m.M, coef: 4 * coefLength, actions: m.B * structBytes(ACTION_INFO), scenarios: structBytes(SCENARIO_INFO) };
+}
+
+/** The largest buffer of a batch of these bytes, at the size the buffer pool hands out. */
+function largest(a: Bytes): number {
+  return sizeClass(Math.max(a.states, a.coef, a.actions, a.scenarios));
+}
+
+/** The largest buffer a model alone needs (a model over the binding limit cannot go to the device). */
+export function largestBinding(m: CompiledModel): number {
+  return largest(bindingBytes(m));
 }
 
 export interface WarmValues {
   readonly values?: Float64Array;
   readonly policy?: Int32Array;
+}
+
+/** A warm policy the stage can start from: one action per state, each allowed there, none waiting at S. */
+function usablePolicy(m: CompiledModel, p: Int32Array | undefined): p is Int32Array {
+  if (p === undefined || p.length !== (m.S + 1) * m.M) return false;
+  for (let x = 0; x < p.length; x++) {
+    const s = Math.floor(x / m.M);
+    if (p[x] < 0 || p[x] > Math.min(s, m.B) || (s === m.S && p[x] === 0)) return false;
+  }
+  return true;
 }
 
 export function packBatch(models: readonly CompiledModel[], warm: readonly (WarmValues | undefined)[] = [], maxExcess = ROW_EXCESS): PackedBatch {
@@ -99,9 +151,9 @@ export function packBatch(models: readonly CompiledModel[], warm: readonly (Warm
   let totalActions = 0;
   let totalCoef = 0;
   for (const m of models) {
-    totalStates += m.S + 1;
+    totalStates += (m.S + 1) * m.M;
     totalActions += m.B;
-    totalCoef += m.pmf.length + m.tailCoef.length;
+    totalCoef += bindingBytes(m).coef / 4;
   }
   const scenarios = new StructArray(SCENARIO_INFO, n);
   const actions = new StructArray(ACTION_INFO, totalActions);
@@ -110,69 +162,71 @@ export function packBatch(models: readonly CompiledModel[], warm: readonly (Warm
   const h = new Float32Array(Math.max(1, totalStates));
   const policy = new Uint32Array(Math.max(1, totalStates));
   const stateOffset: number[] = [];
+  const states: number[] = [];
   let st = 0;
   let ac = 0;
   let co = 0;
+  const put = (data: ArrayLike<number>): number => {
+    coef.set(data, co);
+    co += data.length;
+    return co - data.length;
+  };
   models.forEach((m, i) => {
+    const { S, B, M } = m;
+    const count = (S + 1) * M;
     stateOffset.push(st);
-    scenarios.set(i, 'state_offset', st);
-    scenarios.set(i, 'last', m.S);
-    scenarios.set(i, 'max_batch', m.B);
-    scenarios.set(i, 'action_offset', ac);
-    scenarios.set(i, 'live', 1);
-    scenarios.set(i, 'cost_slope', m.costSlope);
-    scenarios.set(i, 'wait_rate', m.waitRate[0]);
-    scenarios.set(i, 'wait_cost', m.kappa[0]);
-    const pmfBase = co;
-    coef.set(m.pmf, co);
-    co += m.pmf.length;
-    const unstable = Int32Array.from({ length: m.B + 1 }, (_, b) => (b === 0 ? 0 : unstableFirst(m, b, maxExcess)));
+    states.push(count);
+    const unstable = Int32Array.from({ length: B + 1 }, (_, b) => (b === 0 ? 0 : unstableFirst(m, b, maxExcess)));
     const allUnstableFrom = Math.max(...unstable);
-    const tailBase = co;
-    coef.set(stageTailCoef(m, allUnstableFrom), co);
-    co += m.tailCoef.length;
-    for (let b = 1; b <= m.B; b++, ac++) {
-      actions.set(ac, 'unstable_first', unstable[b]);
-      actions.set(ac, 'cost', m.kappa[b]);
-      actions.set(ac, 'rate', m.tau / m.sojourn[b]);
+    const pmfBase = put(m.pmf);
+    const tailBase = put(stageTailCoef(m, allUnstableFrom));
+    const kappaBase = put(m.kappa);
+    const ratesBase = put(m.waitRate);
+    put(m.phaseRate);
+    const record = { state_offset: st, last: S, phases: M, max_batch: B, action_offset: ac, live: 1, cost_slope: m.costSlope, kappa_base: kappaBase, rates_base: ratesBase, all_unstable_from: allUnstableFrom };
+    for (const [field, value] of Object.entries(record)) scenarios.set(i, field, value);
+    for (let b = 1; b <= B; b++, ac++) {
+      actions.set(ac, 'rate', m.tau / m.sojourn[b * M]);
       actions.set(ac, 'pmf_offset', m.pmfOffset[b]);
       actions.set(ac, 'pmf_start', pmfBase + m.pmfStart[b]);
       actions.set(ac, 'pmf_length', m.pmfLength[b]);
       actions.set(ac, 'tail_first', m.tailFirstState[b]);
-      actions.set(ac, 'tail_start', tailBase + 3 * m.tailStart[b]);
+      actions.set(ac, 'tail_start', tailBase + 3 * M * M * m.tailStart[b]);
+      actions.set(ac, 'unstable_first', unstable[b]);
     }
-    scenarios.set(i, 'all_unstable_from', allUnstableFrom);
-    stateScenario.fill(i, st, st + m.S + 1);
+    stateScenario.fill(i, st, st + count);
     const w = warm[i]?.values;
-    if (w && w.length === m.S + 1) {
-      for (let s = 0; s <= m.S; s++) h[st + s] = w[s] - w[0];
-    }
+    if (w && w.length === count) for (let x = 0; x < count; x++) h[st + x] = w[x] - w[0];
     const p = warm[i]?.policy;
-    const usable = p !== undefined && p.length === m.S + 1 && p[m.S] > 0 && p.every((a, s) => a >= 0 && a <= Math.min(s, m.B));
-    for (let s = 0; s <= m.S; s++) policy[st + s] = usable ? p[s] : Math.min(s, m.B);
-    st += m.S + 1;
+    const start = usablePolicy(m, p) ? p : undefined;
+    for (let x = 0; x < count; x++) policy[st + x] = start ? start[x] : Math.min(Math.floor(x / M), B);
+    st += count;
   });
-  return { scenarios, actions, coef, stateScenario, h, policy, stateOffset, totalStates };
+  return { scenarios, actions, coef, stateScenario, h, policy, stateOffset, states, totalStates };
 }
 
 /**
- * Splits a batch into groups that fit one set of bindings (each buffer under the device's
- * maxStorageBufferBindingSize), keeping the order.
+ * Splits a batch into groups that fit one set of bindings — every buffer, at the size the
+ * buffer pool will hand out for it, under the device's maxStorageBufferBindingSize — keeping
+ * the order.
  */
 export function splitForLimits(models: readonly CompiledModel[], maxBindingBytes: number): number[][] {
   const groups: number[][] = [];
   let group: number[] = [];
-  let bytes = 0;
+  let used: Bytes = { states: 0, coef: 0, actions: 0, scenarios: 0 };
+  const sum = (a: Bytes, b: Bytes): Bytes => ({ states: a.states + b.states, coef: a.coef + b.coef, actions: a.actions + b.actions, scenarios: a.scenarios + b.scenarios });
   models.forEach((m, i) => {
-    const need = packedBytes(m);
-    if (need > maxBindingBytes) throw new Error(`a model with S = ${m.S}, B = ${m.B} needs ${need} bytes, over the binding limit ${maxBindingBytes}`);
-    if (group.length && bytes + need > maxBindingBytes) {
+    const need = bindingBytes(m);
+    if (largest(need) > maxBindingBytes) {
+      throw new Error(`a model with S = ${m.S}, M = ${m.M}, B = ${m.B} needs a ${largest(need)}-byte binding, over the binding limit ${maxBindingBytes}`);
+    }
+    if (group.length && largest(sum(used, need)) > maxBindingBytes) {
       groups.push(group);
       group = [];
-      bytes = 0;
+      used = { states: 0, coef: 0, actions: 0, scenarios: 0 };
     }
     group.push(i);
-    bytes += need;
+    used = sum(used, need);
   });
   if (group.length) groups.push(group);
   return groups;

@@ -68,6 +68,9 @@ export class GpuRunner {
     if (k.workgroupSize > maxWg) {
       throw new ShaderError(k.name, `workgroup size ${k.workgroupSize} exceeds the device limit ${maxWg}`);
     }
+    if (k.bindings.length > lim.maxStorageBuffersPerShaderStage) {
+      throw new ShaderError(k.name, `binds ${k.bindings.length} storage buffers; the device allows ${lim.maxStorageBuffersPerShaderStage} per stage`);
+    }
     const code = makeShader(k, source);
     const print = this.flags.BATCHWISE_GPU_PRINT_SHADER;
     if (print && (print === '*' || k.shaderKey.includes(print))) this.log().info({ shaderKey: k.shaderKey, code }, 'WGSL');

@@ -8,10 +8,10 @@ import { StopTracker, type GpuStop } from './stopRule.js';
 import type { BoundKernel, GpuRunner } from './runner.js';
 import { BufferUsage } from './usage.js';
 
-/** One scenario of a batched f32 RVI run. */
+/** One scenario of a batched f32 RVI run: a compiled model with any number of phases M. */
 export interface GpuRviJob {
   readonly model: CompiledModel;
-  /** Relative values h̃ and/or a policy (length S+1) to start from. */
+  /** Relative values h̃ and/or a policy (length (S+1)·M, flat x = s·M + j) to start from. */
   readonly warm?: WarmValues;
   /** The solve's requested relative gap; the f32 stage stops at max(this, the f32 floor). */
   readonly tolerance: number;
@@ -41,27 +41,31 @@ export interface BatchedRviOptions {
 }
 
 /**
- * Relative value iteration in f32 for a whole batch on the GPU: every sweep updates every
- * state of every still-active scenario in one dispatch; values stay on the device; only the
- * small bounds buffer comes back, every BATCHWISE_GPU_SWEEPS_PER_CHECK sweeps, and a scenario
- * stops updating as soon as its stop rule fires. Batches too big for one binding run in parts.
+ * Modified policy iteration in f32 for a whole batch on the GPU: every sweep updates every
+ * state (s, j) of every still-active scenario in one dispatch, whatever each scenario's number
+ * of phases M (Poisson scenarios are M = 1); values stay on the device; only the small bounds
+ * buffer comes back, every BATCHWISE_GPU_CYCLES_PER_CHECK cycles, and a scenario stops
+ * updating as soon as its stop rule fires. Batches too big for one binding run in parts.
  */
 export async function batchedRvi(ctx: GpuContext, jobs: readonly GpuRviJob[], opts: BatchedRviOptions): Promise<GpuRviResult[]> {
   const out: GpuRviResult[] = new Array<GpuRviResult>(jobs.length);
-  const limit = Math.min(ctx.device.limits.maxStorageBufferBindingSize, ctx.device.limits.maxBufferSize);
-  for (const group of splitForLimits(jobs.map((j) => j.model), limit)) {
+  for (const group of splitForLimits(jobs.map((j) => j.model), bindingLimit(ctx))) {
     const res = await runGroup(ctx, group.map((i) => jobs[i]), opts);
     group.forEach((i, k) => (out[i] = res[k]));
   }
   return out;
 }
 
+/** The most bytes one storage binding may hold on this device. */
+export function bindingLimit(ctx: GpuContext): number {
+  return Math.min(ctx.device.limits.maxStorageBufferBindingSize, ctx.device.limits.maxBufferSize);
+}
+
 const STORAGE = BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC;
 
 /**
- * The pooled storage buffers and bound kernels of one f32 stage run (the Poisson batch here,
- * the MMPP model in mmppRvi.ts), handed back together by release(): kernels unbound first,
- * then the buffers returned to the pool.
+ * The pooled storage buffers and bound kernels of one f32 stage run, handed back together by
+ * release(): kernels unbound first, then the buffers returned to the pool.
  */
 export class StageResources {
   private readonly held: GPUBuffer[] = [];
@@ -115,11 +119,11 @@ async function runGroup(ctx: GpuContext, jobs: readonly GpuRviJob[], opts: Batch
       changes: upload(new Uint32Array(n)),
       bounds: upload(new ArrayBuffer(0), 16 * n),
     };
-    const wg = Math.min(flags.BATCHWISE_GPU_WORKGROUP_SIZE, device.limits.maxComputeInvocationsPerWorkgroup);
+    const { wg, reduceWg } = workgroupSizes(device.limits, flags);
     const sweep = await res.bind(bellmanSweepKernel(wg), buffers, { total_states: total, greedy: 1 }, { threads: total });
     const evaluate = await res.bind(bellmanSweepKernel(wg), buffers, { total_states: total, greedy: 0 }, { threads: total });
     const norm = await res.bind(normalizeKernel(wg), buffers, { total_states: total }, { threads: total });
-    const reduce = await res.bind(boundsReduceKernel(wg), buffers, { num_scenarios: n }, { workgroups: n });
+    const reduce = await res.bind(boundsReduceKernel(reduceWg), buffers, { num_scenarios: n }, { workgroups: n });
 
     const trackers = jobs.map((j) => new StopTracker(flags, j.tolerance));
     const maxSweeps = flags.BATCHWISE_GPU_MAX_SWEEPS;
@@ -150,6 +154,17 @@ async function runGroup(ctx: GpuContext, jobs: readonly GpuRviJob[], opts: Batch
   } finally {
     res.release();
   }
+}
+
+/**
+ * The per-state kernels' workgroup size: the flag, clamped to the device's limits; the
+ * reduction's: the largest power of two within that and within its workgroup memory (two f32
+ * per thread).
+ */
+function workgroupSizes(lim: GPUSupportedLimits, flags: GpuFlags): { wg: number; reduceWg: number } {
+  const wg = Math.max(1, Math.min(flags.BATCHWISE_GPU_WORKGROUP_SIZE, lim.maxComputeInvocationsPerWorkgroup, lim.maxComputeWorkgroupSizeX));
+  const reduceWg = 2 ** Math.floor(Math.log2(Math.min(wg, lim.maxComputeWorkgroupStorageSize / 8)));
+  return { wg, reduceWg };
 }
 
 /**
@@ -186,7 +201,7 @@ async function readResults(
   const pv = new Uint32Array(pData);
   return trackers.map((t, j) => {
     const off = packed.stateOffset[j];
-    const n = packed.scenarios.get(j, 'last') + 1;
+    const n = packed.states[j];
     const base = { lower: t.lower, upper: t.upper, sweeps: t.sweeps, stop: t.stop };
     if (t.stop === 'diverged') return base;
     const values = Float64Array.from(hv.subarray(off, off + n));

@@ -10,18 +10,23 @@ export interface StructDecl {
   readonly fields: readonly { readonly name: string; readonly type: UniformScalar }[];
 }
 
-/** One per scenario of a batch. */
+/**
+ * One per scenario of a batch. A scenario is a compiled (queue, phase) model with its own M
+ * (M = 1 for Poisson arrivals): its states are the flat x = s·M + j, s = 0..S, j = 0..M−1,
+ * at state_offset + x (docs/mmpp.md, "Compiled model layout").
+ */
 export const SCENARIO_INFO: StructDecl = {
   name: 'ScenarioInfo',
   fields: [
-    { name: 'state_offset', type: 'u32' }, // first global state index of the scenario
-    { name: 'last', type: 'u32' }, // S: states 0..S
+    { name: 'state_offset', type: 'u32' }, // global index of the scenario's state (0, 0)
+    { name: 'last', type: 'u32' }, // S: levels 0..S
+    { name: 'phases', type: 'u32' }, // M: (S + 1)·M states
     { name: 'max_batch', type: 'u32' }, // B
     { name: 'action_offset', type: 'u32' }, // index of the record of b = 1 in `actions`
     { name: 'live', type: 'u32' }, // 0 once converged: kernels skip the scenario
     { name: 'cost_slope', type: 'f32' }, // c̃ grows by this per queued request
-    { name: 'wait_rate', type: 'f32' }, // τ·λ = τ / y(wait)
-    { name: 'wait_cost', type: 'f32' }, // kappa[0]
+    { name: 'kappa_base', type: 'u32' }, // kappa[a·M + j] at coef[kappa_base + a·M + j] (a = 0: wait)
+    { name: 'rates_base', type: 'u32' }, // τ·λ_j at coef[rates_base + j], τ·Q_jj' at coef[rates_base + M + j·M + j']
     { name: 'all_unstable_from', type: 'u32' }, // from this s on only serve-B is left (see pack.ts)
   ],
 };
@@ -30,13 +35,12 @@ export const SCENARIO_INFO: StructDecl = {
 export const ACTION_INFO: StructDecl = {
   name: 'ActionInfo',
   fields: [
-    { name: 'cost', type: 'f32' }, // kappa[b]
     { name: 'rate', type: 'f32' }, // τ / l(b)
-    { name: 'pmf_offset', type: 'i32' }, // smallest k of the arrival pmf
-    { name: 'pmf_start', type: 'u32' }, // where the pmf starts in `coef`
-    { name: 'pmf_length', type: 'i32' },
+    { name: 'pmf_offset', type: 'i32' }, // smallest k of the arrival counts kept
+    { name: 'pmf_start', type: 'u32' }, // where b's [j][k][j'] block starts in `coef`
+    { name: 'pmf_length', type: 'i32' }, // number of k kept
     { name: 'tail_first', type: 'i32' }, // first s whose transition passes S
-    { name: 'tail_start', type: 'u32' }, // where that state's tail triple starts in `coef`
+    { name: 'tail_start', type: 'u32' }, // where the triple of (s = tail_first, j = 0, j' = 0) starts in `coef`
     { name: 'unstable_first', type: 'i32' }, // from this s on the f32 stage leaves serve-b out (see pack.ts)
   ],
 };
