@@ -2,7 +2,7 @@
 # Build: docker build -t batchwise .   Run: see docs/scaleout.md.
 
 # --- build: compile TypeScript, then keep only production dependencies -------------------
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 # Install scripts are not needed for the CPU solver (webgpu's postinstall fetches Dawn, unused here).
@@ -17,7 +17,7 @@ COPY shaders shaders
 RUN npx tsc -p tsconfig.build.json && npm prune --omit=dev --ignore-scripts
 
 # --- runtime: compiled code, production node_modules, non-root ----------------------------
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /app/node_modules node_modules
