@@ -36,3 +36,38 @@ export function progressBar(enabled: boolean, label: string): ProgressBar {
     },
   };
 }
+
+/** A one-line status for work whose total is unknown (a planner's solves): what it is doing, and for how long. */
+export interface StatusLine {
+  set(step: string): void;
+  stop(): void;
+}
+
+/**
+ * Redraws `label: step (12 s)` on stderr at least once a second while enabled (TTY only), so a
+ * long solve inside a step still shows the clock moving; cleared on stop.
+ */
+export function statusLine(enabled: boolean, label: string): StatusLine {
+  if (!enabled) return { set: () => undefined, stop: () => undefined };
+  const started = Date.now();
+  let step = 'starting';
+  let width = 0;
+  const draw = (): void => {
+    const text = `${label}: ${step} (${Math.round((Date.now() - started) / 1000)} s)`.slice(0, Math.max(20, (process.stderr.columns ?? 100) - 1));
+    process.stderr.write(`\r${text}${' '.repeat(Math.max(0, width - text.length))}`);
+    width = text.length;
+  };
+  const timer = setInterval(draw, 500);
+  timer.unref();
+  draw();
+  return {
+    set(s) {
+      step = s;
+      draw();
+    },
+    stop() {
+      clearInterval(timer);
+      process.stderr.write(`\r${' '.repeat(width)}\r`);
+    },
+  };
+}

@@ -55,6 +55,8 @@ export interface PlanOptions {
   readonly backend?: Backend;
   /** Field name used in errors about the target (the CLI flag, the RPC field). */
   readonly targetField?: string;
+  /** Called before each solve, for progress lines. */
+  readonly onProgress?: (step: string) => void;
 }
 
 export async function planScenario(input: unknown, target: PlanTarget, opts: PlanOptions = {}): Promise<PlanResult> {
@@ -62,7 +64,7 @@ export async function planScenario(input: unknown, target: PlanTarget, opts: Pla
   const p = scenario.params;
   const B = p.maxBatchSize;
   const resolution = opts.resolution ?? DEFAULT_RESOLUTION;
-  const ws = new WeightSolver(scenario, { signal: opts.signal, backend: opts.backend });
+  const ws = new WeightSolver(scenario, { signal: opts.signal, backend: opts.backend, onProgress: opts.onProgress });
   const bound = powerBound(p);
   const latencyEnd = await ws.solveAt(Infinity);
   const limits = { minLatency: latencyEnd.figures.meanResponseTime, powerBound: bound };

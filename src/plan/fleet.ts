@@ -32,6 +32,8 @@ export interface FleetOptions {
   readonly resolution?: number;
   readonly signal?: AbortSignal;
   readonly backend?: Backend;
+  /** Called before each solve and simulation, for progress lines. */
+  readonly onProgress?: (step: string) => void;
 }
 
 export interface FleetTail {
@@ -108,20 +110,21 @@ export async function sizeFleet(input: unknown, o: FleetOptions): Promise<FleetR
     const proc = p.arrivalProcess;
     return { params: { ...p, arrivalRate: rate, ...(proc ? { arrivalProcess: scaledMmpp(proc, rate / proc.meanRate) } : {}) }, solver: base.solver };
   };
-  const planOpts = { resolution: o.resolution, signal: o.signal, backend: o.backend, targetField: 'latencyTarget' };
+  const progress = (n: number) => (step: string) => o.onProgress?.(`${n} accelerators: ${step}`);
   const each = (n: number): string => `${+(o.totalRate / n).toPrecision(6)} /s each`;
 
   // One accelerator count; `point` is null when even the mean target is out of reach.
   const attempt = async (n: number): Promise<Attempt> => {
     throwIfAborted(o.signal);
     const sc = at(n);
-    const least = await new WeightSolver(sc, { signal: o.signal, backend: o.backend }).solveAt(Infinity);
+    const least = await new WeightSolver(sc, { signal: o.signal, backend: o.backend, onProgress: progress(n) }).solveAt(Infinity);
     if (least.figures.meanResponseTime > o.latencyTarget) {
       return { point: null, reason: `least achievable mean response time ${formatDuration(least.figures.meanResponseTime)} at ${each(n)}` };
     }
+    const planOpts = { resolution: o.resolution, signal: o.signal, backend: o.backend, targetField: 'latencyTarget', onProgress: progress(n) };
     const plan = await planScenario(sc, { kind: 'latency', seconds: o.latencyTarget }, planOpts);
     if (o.p99Target === undefined) return { point: point(n, o.totalRate, plan, undefined), reason: null };
-    const tail = await tailPolicy(sc, plan, least.policy, o.p99Target, o);
+    const tail = await tailPolicy(sc, plan, least.policy, o.p99Target, { ...o, onProgress: progress(n) });
     const pt = point(n, o.totalRate, plan, tail.tail);
     return tail.ok ? { point: pt, reason: null } : { point: pt, reason: `simulated p99 ${formatDuration(tail.tail.p99)} even with the least-latency policy at ${each(n)}` };
   };
@@ -182,6 +185,7 @@ async function tailPolicy(
   let simulated = 0;
   const p99Of = (policy: Policy): number => {
     simulated++;
+    o.onProgress?.(`simulating policy ${simulated} for its p99`);
     return simulate(sc.params, policy, { requests, seed, signal: o.signal }).percentiles.p99;
   };
   const planPolicy = policyOf(plan.deterministic.policy, B);
@@ -193,7 +197,7 @@ async function tailPolicy(
     return { ok: true, tail };
   }
   const leastP99 = p99Of(leastLatency);
-  const frontier = await computeFrontier(sc, { maxLatency: o.latencyTarget, signal: o.signal, backend: o.backend });
+  const frontier = await computeFrontier(sc, { maxLatency: o.latencyTarget, signal: o.signal, backend: o.backend, onProgress: o.onProgress });
   const candidates = frontier.vertices.filter((v) => v.figures.meanResponseTime <= o.latencyTarget).reverse();
   const asTail = (v: (typeof candidates)[number], p99: number): FleetTail => ({
     policy: 'frontier',

@@ -51,6 +51,8 @@ export interface FrontierOptions {
   readonly resolution?: number;
   readonly signal?: AbortSignal;
   readonly backend?: Backend;
+  /** Called before each solve, for progress lines. */
+  readonly onProgress?: (step: string) => void;
 }
 
 export const DEFAULT_MAX_LATENCY_FACTOR = 4;
@@ -65,7 +67,7 @@ export const DEFAULT_FRONTIER_RESOLUTION = 1e-4;
 export async function computeFrontier(input: unknown, opts: FrontierOptions = {}): Promise<Frontier> {
   const scenario = asValidated(input);
   const resolution = opts.resolution ?? DEFAULT_FRONTIER_RESOLUTION;
-  const ws = new WeightSolver(scenario, { signal: opts.signal, backend: opts.backend });
+  const ws = new WeightSolver(scenario, { signal: opts.signal, backend: opts.backend, onProgress: opts.onProgress });
   const bound = powerBound(scenario.params);
   const latencyEnd = await ws.solveAt(Infinity);
   const minLatency = latencyEnd.figures.meanResponseTime;

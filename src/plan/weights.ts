@@ -38,6 +38,8 @@ const GROWTH_HINT = 1.6;
 export interface WeightSolverOptions {
   readonly signal?: AbortSignal;
   readonly backend?: Backend;
+  /** Called before each solve (for progress lines): what it solves. */
+  readonly onProgress?: (step: string) => void;
 }
 
 /**
@@ -61,6 +63,7 @@ export class WeightSolver {
     if (!(mu > 0)) throw new RangeError(`Lagrange weight must be > 0 (got ${mu})`);
     const p = this.scenario.params;
     const weights = mu === Infinity ? { latencyWeight: 1, powerWeight: 0 } : { latencyWeight: mu, powerWeight: 1 };
+    this.opts.onProgress?.(`solve ${this.solves + 1}, ${mu === Infinity ? 'least latency' : `weight ${mu.toPrecision(4)} W/s`}`);
     const scenario: ValidatedScenario = { params: { ...p, ...weights }, solver: this.scenario.solver };
     let sol = await solveScenarioDetailed(scenario, {
       signal: this.opts.signal,

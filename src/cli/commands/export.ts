@@ -7,6 +7,7 @@ import { readJsonFile } from '../io.js';
 import { backendOf } from './plan.js';
 import { backendOption } from './solve.js';
 import { positiveInt } from './simulate.js';
+import { statusLine } from '../progress.js';
 
 export function registerExport(program: Command): void {
   program
@@ -26,13 +27,15 @@ export function registerExport(program: Command): void {
         o: { to: ExportTarget; requests?: number; tuningRequests?: number; seed?: number; modelName?: string; json?: boolean; backend?: string },
       ) => {
         const scenario = validateScenario(readJsonFile(file));
+        const status = statusLine(process.stderr.isTTY === true, `export --to ${o.to}`);
         const r = await exportPolicy(scenario, o.to, {
+          onProgress: status.set,
           requests: o.requests,
           tuningRequests: o.tuningRequests,
           seed: o.seed,
           modelName: o.modelName,
           backend: backendOf(o),
-        });
+        }).finally(status.stop);
         if (o.json) {
           process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
           return;

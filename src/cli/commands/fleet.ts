@@ -20,6 +20,7 @@ import { backendOption } from './solve.js';
 import { positiveInt } from './simulate.js';
 import { scaledMmpp } from '../../model/mmpp/process.js';
 import { validateArrivalProcess } from '../../model/mmpp/validate.js';
+import { statusLine } from '../progress.js';
 
 export function registerFleet(program: Command): void {
   const fleet = program
@@ -47,14 +48,16 @@ export function registerFleet(program: Command): void {
         const latencyTarget = parseDuration(o.latencyTarget, '--latency-target');
         const p99Target = o.p99Target !== undefined ? parseDuration(o.p99Target, '--p99-target') : undefined;
         const scenario = validateFleetScenario(readJsonFile(file), totalRate);
+        const status = statusLine(process.stderr.isTTY === true, 'fleet');
         const r = await sizeFleet(scenario, {
+          onProgress: status.set,
           totalRate,
           latencyTarget,
           p99Target,
           maxAccelerators: o.maxAccelerators,
           simulation: { requests: o.requests, seed: o.seed },
           backend: backendOf(o),
-        });
+        }).finally(status.stop);
         if (o.json) {
           process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
           return;

@@ -10,6 +10,7 @@ import { readJsonFile } from '../io.js';
 import { planScenario } from '../../plan/constrained.js';
 import { backendOf, formatPlan, planTarget } from './plan.js';
 import { backendOption } from './solve.js';
+import { statusLine } from '../progress.js';
 
 export function registerFrontier(program: Command): void {
   program
@@ -26,14 +27,20 @@ export function registerFrontier(program: Command): void {
     .action(async (file: string, o: FrontierFlags) => {
       const scenario = validateScenario(readJsonFile(file));
       const target = o.latencyTarget !== undefined || o.powerBudget !== undefined ? planTarget(o) : undefined;
+      const status = statusLine(process.stderr.isTTY === true, 'frontier');
       const f = await computeFrontier(scenario, {
+        onProgress: status.set,
         maxLatency: o.maxLatency !== undefined ? parseDuration(o.maxLatency, '--max-latency') : undefined,
         reach: target?.kind === 'latency' ? { latency: target.seconds } : target?.kind === 'power' ? { power: target.watts } : undefined,
         resolution: o.resolution,
         backend: backendOf(o),
+      }).catch((e: unknown) => {
+        status.stop();
+        throw e;
       });
       const field = target?.kind === 'latency' ? '--latency-target' : '--power-budget';
-      const plan = target ? await planScenario(scenario, target, { backend: backendOf(o), targetField: field }) : undefined;
+      const plan = target ? await planScenario(scenario, target, { backend: backendOf(o), targetField: field, onProgress: status.set }).finally(status.stop) : undefined;
+      if (!target) status.stop();
       const B = scenario.params.maxBatchSize;
       const rows = f.vertices.map((v) => ({
         meanResponseTime: v.figures.meanResponseTime,

@@ -10,6 +10,7 @@ import { formatDuration, formatPower, parseDuration, parsePower } from '../../pl
 import { policyDescriptionLines } from '../format.js';
 import { readJsonFile } from '../io.js';
 import { backendOption } from './solve.js';
+import { statusLine } from '../progress.js';
 
 /** `--latency-target 10ms` or `--power-budget 120W`, exactly one. */
 export function planTarget(o: { latencyTarget?: string; powerBudget?: string }): PlanTarget {
@@ -38,7 +39,8 @@ export function registerPlan(program: Command): void {
       const target = planTarget(o);
       const scenario = validateScenario(readJsonFile(file));
       const field = target.kind === 'latency' ? '--latency-target' : '--power-budget';
-      const result = await planScenario(scenario, target, { backend: backendOf(o), targetField: field });
+      const status = statusLine(process.stderr.isTTY === true, 'plan');
+      const result = await planScenario(scenario, target, { backend: backendOf(o), targetField: field, onProgress: status.set }).finally(status.stop);
       process.stdout.write(o.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatPlan(result, scenario.params.maxBatchSize).join('\n')}\n`);
     });
 }

@@ -8,16 +8,17 @@ import { formatSolve } from '../format.js';
 import { readJsonFile } from '../io.js';
 import { addRemoteOptions, solveRemote, type RemoteOptions } from '../remote.js';
 import { renderPolicySvg } from '../../plan/svg/policyChart.js';
+import { statusLine, type StatusLine } from '../progress.js';
 
 export function backendOption(): Option {
   return new Option('--backend <backend>', 'solver backend').choices(['auto', 'cpu', 'gpu']);
 }
 
-function progressPrinter(enabled: boolean): ((p: SolverProgress) => void) | undefined {
-  if (!enabled) return undefined;
+/** The solver's progress as the status line's step (redrawn every second even between reports). */
+function progressStep(status: StatusLine): (p: SolverProgress) => void {
   return (p) => {
     const gap = (p.upper - p.lower) / Math.abs(p.lower);
-    process.stderr.write(`\r  S = ${p.maxQueue}  iteration ${p.iteration}  relative gap ${gap.toExponential(2)}   `);
+    status.set(`S = ${p.maxQueue}, iteration ${p.iteration}, relative gap ${gap.toExponential(2)}`);
   };
 }
 
@@ -33,13 +34,14 @@ export function registerSolve(program: Command): void {
     const json = readJsonFile(file);
     const scenario = validateScenario(json);
     const showProgress = !o.json && process.stderr.isTTY === true;
+    const status = statusLine(showProgress && !o.server, 'solve');
     const result = o.server
       ? (await solveRemote({ ...o, server: o.server }, withBackend(json, o.backend), showProgress)).result
       : await solveScenario(scenario, {
           backend: o.backend ? (o.backend.toUpperCase() as Backend) : undefined,
-          onProgress: progressPrinter(showProgress),
-        });
-    if (showProgress) process.stderr.write('\r\x1b[K');
+          onProgress: showProgress ? progressStep(status) : undefined,
+        }).finally(status.stop);
+    if (showProgress && o.server) process.stderr.write('\r\x1b[K');
     if (o.svg) writeFileSync(o.svg, renderPolicySvg({ ...result.policy, maxBatchSize: scenario.params.maxBatchSize }));
     process.stdout.write(o.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatSolve(result, scenario.params.maxBatchSize)}\n`);
   });

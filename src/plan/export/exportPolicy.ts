@@ -26,6 +26,8 @@ export interface ExportOptions {
   readonly modelName?: string;
   readonly signal?: AbortSignal;
   readonly backend?: Backend;
+  /** Called as the work moves on (solve, each tuning simulation, final simulations), for progress lines. */
+  readonly onProgress?: (step: string) => void;
 }
 
 export interface SimulatedCost {
@@ -77,7 +79,8 @@ export async function exportPolicy(input: unknown, target: ExportTarget, o: Expo
   const B = p.maxBatchSize;
   const seed = o.seed ?? 1;
   const requests = o.requests ?? 1_000_000;
-  const tuning = { requests: o.tuningRequests ?? 200_000, seed: seed + 1, signal: o.signal };
+  const tuning = { requests: o.tuningRequests ?? 200_000, seed: seed + 1, signal: o.signal, onProgress: o.onProgress };
+  o.onProgress?.('solving the optimal policy');
   const solved = await solveScenario(scenario, { signal: o.signal, backend: o.backend });
   const M = solved.policy.controlLimit;
   const spec = TARGETS[target];
@@ -92,6 +95,7 @@ export async function exportPolicy(input: unknown, target: ExportTarget, o: Expo
   const setting: BatchingSetting = { target, maxBatchSize: B, delay: best!.delay, preferredBatchSizes: best!.preferredBatchSizes };
   throwIfAborted(o.signal);
   const sim = { requests, seed, signal: o.signal };
+  o.onProgress?.(`simulating the setting and the optimal policy (${requests} requests each)`);
   const exported = simulateDetailed(p, spec.simPolicy(setting), sim);
   const optimal = simulateDetailed(p, tablePolicy(policyOf(solved.policy, B), B, 'optimal'), sim);
   const n = Math.min(exported.groupCost.length, optimal.groupCost.length);

@@ -22,6 +22,7 @@ export interface TuneOptions {
   readonly requests: number;
   readonly seed: number;
   readonly signal?: AbortSignal;
+  readonly onProgress?: (step: string) => void;
 }
 
 const GRID_POINTS = 14;
@@ -54,6 +55,7 @@ export async function tuneDelay(
     if (hit) return hit.averageCost;
     await new Promise<void>((r) => setImmediate(r));
     throwIfAborted(o.signal);
+    o.onProgress?.(`tuning the delay: trial ${trials.length + 1}, ${delay} s`);
     const r = simulate(p, spec.simPolicy({ ...base, delay }), { requests: o.requests, seed: o.seed, signal: o.signal });
     const t: DelayTrial = { delay, preferredBatchSizes: base.preferredBatchSizes, averageCost: r.averageCost, halfWidth: r.confidence.averageCost };
     seen.set(key, t);
