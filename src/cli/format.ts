@@ -57,6 +57,8 @@ const STOP_WARNINGS: Readonly<Record<SolveResult['solver']['stopReason'], string
   'max-iterations': 'the iteration cap was reached before the bounds met the tolerance: g* lies in the interval shown, which is wider than asked',
   'precision-limit':
     'the bounds stopped narrowing at the limit of f64 precision before meeting the tolerance: g* lies in the interval shown, which is as narrow as this scenario allows',
+  'tail-mass':
+    'solver.maxQueue is too small for this scenario: the policy leaves the queue near S too often, so the interval certifies the truncated model, not the real system (the figures above are the policy\'s exact ones); use a larger maxQueue or 0 for automatic',
 };
 
 export function formatSolve(r: SolveResult, B: number): string {

@@ -9,6 +9,13 @@ export const LIMITS = {
   maxQueue: 200_000,
   /** Largest number of band entries (states × (B + pmf width)) a solve may allocate (≈ 8 bytes each). */
   maxBandEntries: 40_000_000,
+  /**
+   * Smallest accepted offered load λ·l(1). Below it a request almost always finds the server
+   * idle and alone, and the gap between waiting (1/λ) and serving (l) time scales, over ~1e9,
+   * leaves f64 value iteration no digits to certify g* with (at λ·l(1) = 1e-18 the interval was
+   * ±5e5 around 0.006).
+   */
+  minOfferedLoad: 1e-9,
   /** Largest accepted arrival rate, requests/s. */
   maxArrivalRate: 1e9,
   /** Smallest / largest accepted service time of one batch, seconds. */

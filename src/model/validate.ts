@@ -133,6 +133,15 @@ export function validateScenario(raw: unknown): ValidatedScenario {
     );
   }
 
+  if (arrivalRate * meanService[1] < LIMITS.minOfferedLoad) {
+    const field = arrivalProcess ? 'arrivalProcess' : 'arrivalRate';
+    throw new ScenarioError(
+      field,
+      `${+arrivalRate.toPrecision(6)} /s offers a load λ·l(1) = ${(arrivalRate * meanService[1]).toExponential(2)}, below the bound ${LIMITS.minOfferedLoad}: ` +
+        `a certified solve needs at least ${+(LIMITS.minOfferedLoad / meanService[1]).toPrecision(3)} /s here`,
+    );
+  }
+
   const solver = validateSolver(input);
   const params: ModelParams = {
     arrivalRate,

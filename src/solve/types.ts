@@ -5,7 +5,14 @@ import type { Backend, Method } from '../model/scenario.js';
  * Why a solve stopped: the bounds met the tolerance; the iteration cap was hit; or the policy
  * is stable and f64 rounding keeps the (still valid) bounds slightly wider than the tolerance.
  */
-export type StopReason = 'converged' | 'max-iterations' | 'precision-limit';
+/**
+ * converged: the certified interval met the tolerance. max-iterations: the cap came first.
+ * precision-limit: the bounds stopped narrowing at f64 precision. tail-mass: an explicit
+ * solver.maxQueue was too small (the policy puts ≥ TAIL_MASS_BOUND on the levels near S), so the
+ * interval is the truncated model's and need not hold the real system's g; the exact figures
+ * are still the policy's own.
+ */
+export type StopReason = 'converged' | 'max-iterations' | 'precision-limit' | 'tail-mass';
 
 /** Sent every `progressEvery` iterations (and at the end). */
 export interface SolverProgress {

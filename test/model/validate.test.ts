@@ -30,6 +30,8 @@ describe('scenario validation names the field and the bound', () => {
     ['arrivalRate', undefined, 'arrivalRate', /required/],
     ['arrivalRate', '4000', 'arrivalRate', /number/],
     ['arrivalRate', 7000, 'arrivalRate', /not below the capacity .* = 4931\.\d+ \/s/],
+    ['arrivalRate', 1e-20, 'arrivalRate', /offers a load λ·l\(1\) = 2\.03e-23, below the bound 1e-9: a certified solve needs at least 4\.92e-7 \/s/],
+    ['arrivalRate', 5e-324, 'arrivalRate', /below the bound 1e-9/],
     ['maxBatchSize', 0, 'maxBatchSize', /≥ 1/],
     ['maxBatchSize', 2.5, 'maxBatchSize', /integer/],
     ['maxBatchSize', LIMITS.maxBatchSize + 1, 'maxBatchSize', new RegExp(`≤ ${LIMITS.maxBatchSize}`)],

@@ -67,6 +67,18 @@ describe('automatic choice of S (docs/model.md §4 check)', () => {
     const r = await solveScenario({ ...specScenario(4000, 1e-3), solver: { maxQueue: 12 } });
     expect(r.solver.maxQueueTried).toEqual([12]);
     expect(r.solver.tailMass).toBeGreaterThan(1e-9);
+    // Not "converged": the interval is the truncated model's, and here the policy's exact cost lies outside it.
+    expect(r.solver.stopReason).toBe('tail-mass');
+    expect(r.averageCost > r.averageCostUpper || r.averageCost < r.averageCostLower).toBe(true);
+  });
+
+  it('an explicit S large enough for the tail check converges as the automatic one does', async () => {
+    const auto = await solveScenario(specScenario(4000, 1e-3));
+    const r = await solveScenario({ ...specScenario(4000, 1e-3), solver: { maxQueue: auto.solver.maxQueue } });
+    expect(r.solver.stopReason).toBe('converged');
+    expect(r.solver.tailMass).toBeLessThan(1e-9);
+    expect(r.averageCost).toBeGreaterThanOrEqual(r.averageCostLower * (1 - 1e-12));
+    expect(r.averageCost).toBeLessThanOrEqual(r.averageCostUpper * (1 + 1e-12));
   });
 
   it('the degenerate small-S policy waits to the top', async () => {
