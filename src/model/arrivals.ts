@@ -1,4 +1,5 @@
 import type { Distribution } from './scenario.js';
+import { LimitError } from './errors.js';
 
 /**
  * The law of K_b, the number of Poisson(λ) arrivals during one service time T_b.
@@ -66,7 +67,7 @@ export function arrivalPmf(dist: Distribution, lambda: number, meanService: numb
     t = next;
     up.push(t);
     sum += t;
-    if (up.length > 50_000_000) throw new Error('arrival pmf too long');
+    if (up.length > 50_000_000) throw new LimitError('serviceTime', `the arrival-count law during one batch (mean ${+mu.toPrecision(6)}) needs more than 50000000 terms`);
   }
   // Downwards from the mode.
   t = 1;

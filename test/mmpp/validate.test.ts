@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ScenarioError } from '../../src/model/errors.js';
+import { LimitError, ScenarioError } from '../../src/model/errors.js';
 import type { Scenario } from '../../src/model/scenario.js';
 import { validateScenario } from '../../src/model/validate.js';
 import { specScenario } from '../helpers/scenarios.js';
+import { solveScenario } from '../../src/solve/solveScenario.js';
 import { sampleMmpp } from './sampler.js';
 
 /** The spec fit at B = 32 (capacity ≈ 4,923 /s) with bursty arrivals. */
@@ -74,6 +75,7 @@ describe('arrivalProcess: every refusal names the field', () => {
     ['a burst profile without its length', { burst: { meanRate: 1000, peakToMean: 2, meanGapSeconds: 0.2 } }, 0, 'arrivalProcess.burst.meanBurstSeconds', /required/],
     ['a peak below the mean', { burst: { meanRate: 1000, peakToMean: 0.5, meanBurstSeconds: 0.05, meanGapSeconds: 0.2 } }, 0, 'arrivalProcess.burst.peakToMean', /≥ 1/],
     ['a short trace', { trace: { timestamps: [0, 1, 2] } }, 0, 'arrivalProcess.trace.timestamps', /1000 to 10000000/],
+    ['bursts of 1e-300 s', { burst: { meanRate: 1000, peakToMean: 1.2, meanBurstSeconds: 1e-300, meanGapSeconds: 1e-300 } }, 0, 'arrivalProcess.burst.meanBurstSeconds', /must be ≥ 1e-9 s .* over the bound 1000000000 \/s/],
   ];
   for (const [name, proc, rate, field, reason] of cases) {
     it(name, () => {
@@ -97,6 +99,14 @@ describe('arrivalProcess: every refusal names the field', () => {
     const e = refusal({ ...withProcess(MMPP), arrivalProcess: undefined, arrivalRate: 1000, serviceTime: { linear: { perItem: 0.5, base: 2 }, distribution: 'DETERMINISTIC' } });
     expect(e.field).toBe('arrivalRate');
     expect(e.reason).toMatch(/serviceTime is in seconds: l\(1\) = 2\.5 s; were these milliseconds, write 0\.0025/);
+  });
+
+  it('phases that switch too fast for the batches are refused as a bound on the arrival process, before any work', async () => {
+    const fast = { ...withProcess({ mmpp: { rates: [100, 900], generator: [-1e9, 1e9, 1e9, -1e9] } }), serviceTime: { linear: { perItem: 0.0001438, base: 0.0018874 }, distribution: 'DETERMINISTIC' } };
+    const e = await solveScenario(fast).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(LimitError);
+    expect((e as LimitError).field).toBe('arrivalProcess');
+    expect((e as LimitError).reason).toMatch(/uniformization steps .* over the bound 100000/);
   });
 
   it('an unsorted trace names the first timestamp out of order', () => {

@@ -1,4 +1,5 @@
 import { ScenarioError } from '../errors.js';
+import { MMPP_LIMITS } from './limits.js';
 import { makeMmpp, type MmppProcess } from './process.js';
 
 /** A two-phase burst profile as users think of it (docs/model.md §7). */
@@ -28,6 +29,15 @@ export function burstToMmpp(b: BurstProfile, field = 'arrivalProcess.burst'): Mm
       `${field}.peakToMean`,
       `must be ≤ 1 + meanGapSeconds/meanBurstSeconds = ${maxRatio} (got ${r}): the bursts alone would carry more than the mean rate`,
     );
+  }
+  // The phases switch at 1/β and 1/γ per second: the same bound as any generator entry.
+  for (const [key, t] of [['meanBurstSeconds', beta], ['meanGapSeconds', gamma]] as const) {
+    if (1 / t > MMPP_LIMITS.maxRate) {
+      throw new ScenarioError(
+        `${field}.${key}`,
+        `must be ≥ ${1 / MMPP_LIMITS.maxRate} s (got ${t}): the phases would switch at ${(1 / t).toExponential(2)} /s, over the bound ${MMPP_LIMITS.maxRate} /s`,
+      );
+    }
   }
   const peak = r * meanRate;
   const base = Math.max(0, (meanRate * (1 - r * burstShare)) / (1 - burstShare));

@@ -53,15 +53,17 @@ const DOUBLING_BASE = 16;
  */
 export function countingMatrices(proc: MmppProcess, laws: readonly ServiceLaw[], signal?: AbortSignal): CountingResult {
   const theta = uniformizationRate(proc);
+  const tooMany = (steps: number): LimitError =>
+    new LimitError(
+      'arrivalProcess',
+      `the counting matrices need ${+steps.toPrecision(6)} uniformization steps (θ·T with θ = ${+theta.toPrecision(6)} /s), over the bound ${MMPP_LIMITS.maxUniformizationSteps}: lower the phase rates or the service times`,
+    );
+  // The step count's law has mean θ·E[T]: refuse before building a pmf that long.
+  for (const l of laws) if (theta * l.mean > MMPP_LIMITS.maxUniformizationSteps) throw tooMany(theta * l.mean);
   const events = laws.map((l) => arrivalPmf(l.distribution, theta, l.mean, l.secondMoment, l.cv));
   let steps = 0;
   for (const w of events) steps = Math.max(steps, w.offset + w.probs.length - 1);
-  if (steps > MMPP_LIMITS.maxUniformizationSteps) {
-    throw new LimitError(
-      'arrivalProcess',
-      `the counting matrices need ${steps} uniformization steps (θ·T with θ = ${theta} /s), over the bound ${MMPP_LIMITS.maxUniformizationSteps}: lower the phase rates or the service times`,
-    );
-  }
+  if (steps > MMPP_LIMITS.maxUniformizationSteps) throw tooMany(steps);
   const sequential = (l: ServiceLaw): boolean => proc.phases > 1 && isDeterministic(l);
   const shared = laws.map((_, i) => i).filter((i) => !sequential(laws[i]));
   const seqs: MatSeq[] = new Array<MatSeq>(laws.length);
