@@ -97,6 +97,14 @@ describe('CLI as a client: serve, solve/evaluate --server, sweep', () => {
     expect(out.stderr).toMatch(/4 solved .*2 errors/);
   });
 
+  it('sweep refuses a misspelt grid key instead of sweeping nothing', async () => {
+    const grid = join(dir, 'typo.json');
+    writeFileSync(grid, JSON.stringify({ grid: { base: specScenario(1000, 1e-4), arrivalRates: [800, 1600] } }));
+    const out = await run(['sweep', grid, '--server', server.address]);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain('grid.arrivalRates: is not a known field (expected base, arrivalRate, maxBatchSize, latencyWeight, powerWeight)');
+  });
+
   it('SIGTERM shuts the server down gracefully and it exits 0', async () => {
     const exited = new Promise<number | null>((r) => server.proc.on('exit', (code) => r(code)));
     server.proc.kill('SIGTERM');

@@ -73,9 +73,17 @@ function readRequest(file: string): SolveBatchRequest {
   const json = readJsonFile(file);
   if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new ScenarioError(file, 'must hold a JSON object with "grid" or "list"');
   const o = solveBatchJsonNames(json);
-  const unknown = Object.keys(o).filter((k) => !['grid', 'list', 'disableWarmStart'].includes(k));
-  if (unknown.length > 0) throw new ScenarioError(`${file}: ${unknown[0]}`, 'is not a known field (expected grid, list, disableWarmStart)');
+  // gRPC would drop an unknown key silently (a misspelt "arrivalRates" sweeps nothing): refuse it, as scenario files do.
+  onlyKnown(o, ['grid', 'list', 'disableWarmStart'], `${file}: `);
+  const nested = o as { grid?: unknown; list?: unknown };
+  if (typeof nested.grid === 'object' && nested.grid !== null) onlyKnown(nested.grid, ['base', 'arrivalRate', 'maxBatchSize', 'latencyWeight', 'powerWeight'], `${file}: grid.`);
+  if (typeof nested.list === 'object' && nested.list !== null) onlyKnown(nested.list, ['scenarios'], `${file}: list.`);
   return o;
+}
+
+function onlyKnown(o: object, known: readonly string[], where: string): void {
+  const unknown = Object.keys(o).filter((k) => !known.includes(k));
+  if (unknown.length > 0) throw new ScenarioError(`${where}${unknown[0]}`, `is not a known field (expected ${known.join(', ')})`);
 }
 
 /** The number of scenarios, for the progress bar (the server checks the request itself). */
