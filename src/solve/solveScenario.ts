@@ -150,8 +150,8 @@ function facts(out: SolverOutput, model: CompiledModel, tried: number[], totalIt
     totalIterations,
     seconds: (performance.now() - started) / 1000,
     tailMass,
-    // An explicit S whose tail check fails: the interval certifies the truncated model only.
-    stopReason: tailMass >= TAIL_MASS_BOUND ? 'tail-mass' : out.stopReason,
+    // An explicit S whose tail check fails: converged, but on the truncated model only.
+    stopReason: out.stopReason === 'converged' && tailMass >= TAIL_MASS_BOUND ? 'tail-mass' : out.stopReason,
     maxQueueTried: tried,
     ...(out.gpuIterations !== undefined ? { gpuIterations: out.gpuIterations } : {}),
     ...(out.polishSteps !== undefined ? { polishSteps: out.polishSteps } : {}),

@@ -7,10 +7,11 @@ import type { Backend, Method } from '../model/scenario.js';
  */
 /**
  * converged: the certified interval met the tolerance. max-iterations: the cap came first.
- * precision-limit: the bounds stopped narrowing at f64 precision. tail-mass: an explicit
- * solver.maxQueue was too small (the policy puts ≥ TAIL_MASS_BOUND on the levels near S), so the
- * interval is the truncated model's and need not hold the real system's g; the exact figures
- * are still the policy's own.
+ * precision-limit: the bounds stopped narrowing at f64 precision. tail-mass: converged, but an
+ * explicit solver.maxQueue was too small (the policy puts ≥ TAIL_MASS_BOUND on the levels near
+ * S), so the interval is the truncated model's and need not hold the real system's g; the exact
+ * figures are still the policy's own. (A solve that stopped early keeps its own reason; its
+ * tailMass says whether the tail check held.)
  */
 export type StopReason = 'converged' | 'max-iterations' | 'precision-limit' | 'tail-mass';
 
