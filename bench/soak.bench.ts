@@ -27,9 +27,9 @@ const scenario = (rate: number, powerWeight: number): Scenario => ({
 });
 
 function startServer(): Promise<{ proc: ChildProcess; address: string }> {
-  const proc = spawn(process.execPath, [join(root, 'bin/batchwise.js'), 'serve', '--port', '0', '--log-level', 'warn', '--cache-size', '64'], {
+  const proc = spawn(process.execPath, [join(root, 'bin/batchwise.js'), 'serve', '--port', '0', '--cache-size', '64'], {
     stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, BATCHWISE_GPU: 'off', BATCHWISE_LOG_LEVEL: 'info' },
+    env: { ...process.env, BATCHWISE_GPU: 'off' },
   });
   return new Promise((resolve, reject) => {
     createInterface({ input: proc.stdout! }).on('line', (line) => {
