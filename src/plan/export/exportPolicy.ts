@@ -5,7 +5,7 @@ import { CONFIDENCE_LEVEL } from '../../sim/result.js';
 import { meanHalfWidth } from '../../sim/stats.js';
 import { solveScenario } from '../../solve/solveScenario.js';
 import { asValidated } from '../frontier.js';
-import { renderSetting } from './render.js';
+import { assumptions, renderSetting } from './render.js';
 import { TARGETS, type BatchingSetting, type ExportTarget } from './targets.js';
 import { delayRange, tuneDelay, type DelayTrial } from './tune.js';
 import { policyOf } from '../../solve/result.js';
@@ -47,6 +47,8 @@ export interface ExportResult {
   readonly setting: BatchingSetting;
   /** The setting in the target's native configuration syntax. */
   readonly config: string;
+  /** The knobs the configuration sets because the simulated model assumes them, in words. */
+  readonly assumptions: string[];
   readonly optimal: {
     /** Exact g* of the optimal policy (docs/model.md §5). */
     readonly averageCost: number;
@@ -87,12 +89,18 @@ export async function exportPolicy(input: unknown, target: ExportTarget, o: Expo
   const range = delayRange(p, M);
   let best: DelayTrial | undefined;
   const trials: DelayTrial[] = [];
-  for (const preferred of spec.variants(B, M)) {
-    const t = await tuneDelay(p, { target, maxBatchSize: B, preferredBatchSizes: preferred }, range, tuning);
+  for (const variant of spec.variants(B, M)) {
+    const t = await tuneDelay(p, { target, maxBatchSize: B, ...variant }, range, tuning);
     trials.push(...t.trials);
     if (!best || t.best.averageCost < best.averageCost || (t.best.averageCost === best.averageCost && t.best.delay < best.delay)) best = t.best;
   }
-  const setting: BatchingSetting = { target, maxBatchSize: B, delay: best!.delay, preferredBatchSizes: best!.preferredBatchSizes };
+  const setting: BatchingSetting = {
+    target,
+    maxBatchSize: B,
+    delay: best!.delay,
+    preferredBatchSizes: best!.preferredBatchSizes,
+    ...(best!.maxOngoingRequests === undefined ? {} : { maxOngoingRequests: best!.maxOngoingRequests }),
+  };
   throwIfAborted(o.signal);
   const sim = { requests, seed, signal: o.signal };
   o.onProgress?.(`simulating the setting and the optimal policy (${requests} requests each)`);
@@ -122,6 +130,7 @@ export async function exportPolicy(input: unknown, target: ExportTarget, o: Expo
     label: spec.label,
     setting,
     config: renderSetting(setting, { modelName: o.modelName ?? 'model', maxEnqueuedBatches, note }),
+    assumptions: assumptions(setting, { maxEnqueuedBatches }),
     optimal: { averageCost: g, controlLimit: M, isControlLimit: solved.policy.isControlLimit, simulated: summary(optimal.result) },
     exported: summary(exported.result),
     gap: {
