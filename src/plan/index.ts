@@ -5,6 +5,8 @@ export { sizeFleet, DEFAULT_MAX_ACCELERATORS, type FleetOptions, type FleetResul
 export { exportPolicy, type ExportOptions, type ExportResult, type SimulatedCost } from './export/exportPolicy.js';
 export { EXPORT_TARGETS, TARGETS as EXPORT_TARGET_SPECS, type ExportTarget, type BatchingSetting } from './export/targets.js';
 export { renderSetting, assumptions as exportAssumptions } from './export/render.js';
+export { evaluateConfig, type ConfigEvaluation, type ConfigEvaluationOptions } from './export/evaluateConfig.js';
+export { readConfig, type ConfigSetting } from './export/readConfig.js';
 export type { DelayTrial as ExportDelayTrial } from './export/tune.js';
 export { powerBound, type PowerBound } from './powerBound.js';
 export { buildMix, reduceToSingleState, commonRecurrentState, cycleTime, type Mix } from './mix.js';
