@@ -4,8 +4,9 @@ export { computeFrontier, lowerHull, DEFAULT_FRONTIER_RESOLUTION, DEFAULT_MAX_LA
 export { sizeFleet, DEFAULT_MAX_ACCELERATORS, type FleetOptions, type FleetResult, type FleetPoint, type FleetTail } from './fleet.js';
 export { exportPolicy, type ExportOptions, type ExportResult, type SimulatedCost } from './export/exportPolicy.js';
 export { EXPORT_TARGETS, TARGETS as EXPORT_TARGET_SPECS, type ExportTarget, type BatchingSetting } from './export/targets.js';
-export { renderSetting } from './export/render.js';
-export { CollectorPolicy } from './export/collector.js';
+export { renderSetting, assumptions as exportAssumptions } from './export/render.js';
+export { evaluateConfig, type ConfigEvaluation, type ConfigEvaluationOptions } from './export/evaluateConfig.js';
+export { readConfig, type ConfigSetting } from './export/readConfig.js';
 export type { DelayTrial as ExportDelayTrial } from './export/tune.js';
 export { powerBound, type PowerBound } from './powerBound.js';
 export { buildMix, reduceToSingleState, commonRecurrentState, cycleTime, type Mix } from './mix.js';

@@ -9,10 +9,12 @@ export { simulate, simulateDetailed, tablePolicy, type SimulateOptions, type Det
 export type { SimulationResult, SimulationConfidence, ResponsePercentiles } from './result.js';
 export { CONFIDENCE_LEVEL } from './result.js';
 export { parseSimPolicySpec, buildSimPolicy, type SimPolicySpec } from './policySpec.js';
-export type { SimPolicy } from './policies/types.js';
+export type { SimPolicy, WaitingQueue } from './policies/types.js';
 export { TritonPolicy, type TritonOptions } from './policies/triton.js';
 export { TfServingPolicy, type TfServingOptions } from './policies/tfServing.js';
 export { AimdPolicy, type AimdOptions } from './policies/aimd.js';
+export { TorchServePolicy, type TorchServeOptions } from './policies/torchServe.js';
+export { RayServePolicy, RAY_DEFAULT_MAX_ONGOING_REQUESTS, type RayServeOptions } from './policies/rayServe.js';
 export { TablePolicy } from './policies/table.js';
 export { parseTrace, formatTrace, type TraceOptions } from './trace.js';
 export { poissonArrivalTimes } from './arrivals.js';

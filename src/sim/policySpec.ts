@@ -3,7 +3,9 @@ import type { ModelParams } from '../model/scenario.js';
 import { parsePolicySpec, type Policy } from '../policy/policy.js';
 import { parseDuration } from './durations.js';
 import { AimdPolicy } from './policies/aimd.js';
+import { RAY_DEFAULT_MAX_ONGOING_REQUESTS, RayServePolicy } from './policies/rayServe.js';
 import { TfServingPolicy } from './policies/tfServing.js';
+import { TorchServePolicy } from './policies/torchServe.js';
 import { TritonPolicy } from './policies/triton.js';
 import type { SimPolicy } from './policies/types.js';
 import { tablePolicy } from './simulate.js';
@@ -16,11 +18,16 @@ import { tablePolicy } from './simulate.js';
  *   triton[:delay=2ms,preferred=8|16,max=32]  Triton dynamic batching
  *   tf-serving[:timeout=1ms,max=32,allowed=8|16|32]  TF-Serving batching
  *   aimd:slo=5ms[,step=1,backoff=0.9,max=32,start=1] Clipper-style AIMD
+ *   torchserve[:delay=5ms,max=32]            TorchServe batchSize / maxBatchDelay (whole ms)
+ *   ray-serve[:timeout=10ms,max=32,ongoing=5] Ray Serve @serve.batch on one replica
  *
  * Parameters also go by the names those systems use (snake_case or camelCase):
  * max_queue_delay_microseconds, preferred_batch_size, max_batch_size (Triton);
  * batch_timeout_micros, max_batch_size, allowed_batch_sizes (TF-Serving); slo_micros
- * (Clipper). `*_micros`/`*_microseconds` take bare numbers as µs; short names need a unit.
+ * (Clipper); maxBatchDelay (bare ms), batchSize (TorchServe); batch_wait_timeout_s (bare s),
+ * max_batch_size, max_ongoing_requests (Ray Serve). `*_micros`/`*_microseconds` take bare
+ * numbers as µs; short names need a unit. Defaults are the systems' own (TorchServe 100 ms;
+ * Ray 10 ms and 5 ongoing requests), except the max batch size, which defaults to B.
  * Lists are separated by `|`.
  */
 export type SimPolicySpec =
@@ -28,6 +35,8 @@ export type SimPolicySpec =
   | { readonly kind: 'table'; readonly policy: Policy }
   | { readonly kind: 'triton'; readonly maxQueueDelay: number; readonly preferredBatchSizes: number[]; readonly maxBatchSize: number }
   | { readonly kind: 'tf-serving'; readonly batchTimeout: number; readonly maxBatchSize: number; readonly allowedBatchSizes: number[] }
+  | { readonly kind: 'torchserve'; readonly maxBatchDelayMs: number; readonly batchSize: number }
+  | { readonly kind: 'ray-serve'; readonly batchWaitTimeout: number; readonly maxBatchSize: number; readonly maxOngoingRequests: number }
   | {
       readonly kind: 'aimd';
       readonly latencySlo: number;
@@ -58,6 +67,21 @@ const TF_KEYS: Record<string, string> = {
   maxbatchsize: 'max',
   allowed: 'allowed',
   allowedbatchsizes: 'allowed',
+};
+const TORCHSERVE_KEYS: Record<string, string> = {
+  delay: 'delay',
+  maxbatchdelay: 'delay_ms',
+  max: 'max',
+  batchsize: 'max',
+};
+const RAY_KEYS: Record<string, string> = {
+  timeout: 'timeout',
+  batchwaittimeout: 'timeout',
+  batchwaittimeouts: 'timeout_s',
+  max: 'max',
+  maxbatchsize: 'max',
+  ongoing: 'ongoing',
+  maxongoingrequests: 'ongoing',
 };
 const AIMD_KEYS: Record<string, string> = {
   slo: 'slo',
@@ -102,6 +126,24 @@ export function parseSimPolicySpec(spec: string, B: number, field = 'policy'): S
       }
       return { kind: 'tf-serving', batchTimeout: timeout, maxBatchSize: max, allowedBatchSizes: allowed };
     }
+    case 'torchserve': {
+      const p = parseParams(arg, TORCHSERVE_KEYS, field, 'torchserve');
+      const delay = durationParam(p, 'delay', 'delay_ms', field, 0.1, 'ms');
+      const ms = Math.round(delay * 1e3);
+      if (Math.abs(delay * 1e3 - ms) > 1e-9) throw new ScenarioError(`${field}.delay`, `torchserve: maxBatchDelay is a whole number of ms (got ${delay * 1e3} ms)`);
+      return { kind: 'torchserve', maxBatchDelayMs: ms, batchSize: intParam(p, 'max', field, 1, B, B) };
+    }
+    case 'ray-serve':
+    case 'rayserve':
+    case 'ray': {
+      const p = parseParams(arg, RAY_KEYS, field, 'ray-serve');
+      return {
+        kind: 'ray-serve',
+        batchWaitTimeout: durationParam(p, 'timeout', 'timeout_s', field, 0.01, 's'),
+        maxBatchSize: intParam(p, 'max', field, 1, B, B),
+        maxOngoingRequests: intParam(p, 'ongoing', field, 1, 1e9, RAY_DEFAULT_MAX_ONGOING_REQUESTS),
+      };
+    }
     case 'aimd':
     case 'clipper': {
       const p = parseParams(arg, AIMD_KEYS, field, 'aimd');
@@ -125,7 +167,7 @@ export function parseSimPolicySpec(spec: string, B: number, field = 'policy'): S
         if (e instanceof ScenarioError && e.reason.startsWith('unknown policy')) {
           throw new ScenarioError(
             field,
-            `unknown policy ${JSON.stringify(text)}: expected optimal, greedy, static:b, control-limit:M, table:a0,a1,…, triton:…, tf-serving:… or aimd:…`,
+            `unknown policy ${JSON.stringify(text)}: expected optimal, greedy, static:b, control-limit:M, table:a0,a1,…, triton:…, tf-serving:…, torchserve:…, ray-serve:… or aimd:…`,
           );
         }
         throw e;
@@ -146,6 +188,10 @@ export function buildSimPolicy(spec: SimPolicySpec, params: ModelParams, optimal
       return new TritonPolicy(spec);
     case 'tf-serving':
       return new TfServingPolicy(spec);
+    case 'torchserve':
+      return new TorchServePolicy(spec);
+    case 'ray-serve':
+      return new RayServePolicy(spec);
     case 'aimd':
       return new AimdPolicy(spec);
   }
@@ -163,21 +209,22 @@ function parseParams(arg: string, keys: Record<string, string>, field: string, k
       const names = [...new Set(Object.keys(keys))].join(', ');
       throw new ScenarioError(field, `${kind}: unknown parameter ${JSON.stringify(key)} (known, in any case or with _: ${names})`);
     }
-    const group = canonical.replace(/_us$/, '');
+    const group = canonical.replace(/_(us|ms|s)$/, '');
     for (const [c] of out) {
-      if (c.replace(/_us$/, '') === group) throw new ScenarioError(field, `${kind}: parameter ${JSON.stringify(key)} is given twice`);
+      if (c.replace(/_(us|ms|s)$/, '') === group) throw new ScenarioError(field, `${kind}: parameter ${JSON.stringify(key)} is given twice`);
     }
     out.set(canonical, { key, value: part.slice(eq + 1).trim() });
   }
   return out;
 }
 
-function durationParam(p: Params, name: string, microsName: string, field: string, fallback: number): number {
+/** A duration by its short name (unit required) or its system name (bare numbers in `unit`). */
+function durationParam(p: Params, name: string, systemName: string, field: string, fallback: number, unit: 'us' | 'ms' | 's' = 'us'): number {
   const short = p.get(name);
-  const micros = p.get(microsName);
-  const entry = short ?? micros;
+  const system = p.get(systemName);
+  const entry = short ?? system;
   if (!entry) return fallback;
-  const v = parseDuration(entry.value, `${field}.${entry.key}`, micros ? 'us' : undefined);
+  const v = parseDuration(entry.value, `${field}.${entry.key}`, system ? unit : undefined);
   if (v < 0) throw new ScenarioError(`${field}.${entry.key}`, `must be ≥ 0 (got ${entry.value})`);
   return v;
 }

@@ -52,13 +52,15 @@ function summary(r: ExportResult): string[] {
   const s = r.setting;
   return [
     `${r.label}: max batch ${s.maxBatchSize}, delay ${formatDuration(s.delay)}` +
-      (s.preferredBatchSizes.length > 0 ? `, preferred sizes ${s.preferredBatchSizes[0]}–${s.preferredBatchSizes[s.preferredBatchSizes.length - 1]}` : ''),
+      (s.preferredBatchSizes.length > 0 ? `, preferred sizes ${s.preferredBatchSizes[0]}–${s.preferredBatchSizes[s.preferredBatchSizes.length - 1]}` : '') +
+      (s.maxOngoingRequests === undefined ? '' : `, max_ongoing_requests ${s.maxOngoingRequests}`),
     `  optimal policy (control limit ${r.optimal.controlLimit}${r.optimal.isControlLimit ? ', pure' : ''}): exact cost ${r.optimal.averageCost.toPrecision(8)}, ` +
       `simulated ${r.optimal.simulated.averageCost.toPrecision(8)}${pm(r.optimal.simulated.halfWidth)}`,
     `  exported setting: simulated cost ${r.exported.averageCost.toPrecision(8)}${pm(r.exported.halfWidth)}, ` +
       `E[R] ${formatDuration(r.exported.meanResponseTime)}, p99 ${formatDuration(r.exported.p99)}, E[P] ${r.exported.meanPower.toFixed(3)} W`,
     `  gap to the optimum: ${(r.gap.relative * 100).toFixed(3)} %${r.gap.halfWidth === null ? '' : ` ± ${((r.gap.halfWidth / r.optimal.averageCost) * 100).toFixed(3)} %`}` +
       ` (cost ${r.gap.difference.toPrecision(4)}${pm(r.gap.halfWidth)} over the optimal policy on the same arrivals)`,
+    ...r.assumptions.map((a) => `  assumes ${a}`),
     `  ${r.trials.length} delays simulated while tuning (${r.exported.requests.toLocaleString('en-US')} requests in the final runs, seed ${r.exported.seed})`,
   ];
 }

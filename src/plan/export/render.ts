@@ -1,3 +1,4 @@
+import { ScenarioError } from '../../model/errors.js';
 import type { BatchingSetting } from './targets.js';
 
 /** Context a configuration file needs besides the tuned setting. */
@@ -31,7 +32,17 @@ function triton(s: BatchingSetting, c: RenderContext): string {
   const lines = [`# config.pbtxt — ${c.note}`, `max_batch_size: ${s.maxBatchSize}`, 'dynamic_batching {'];
   if (s.preferredBatchSizes.length > 0) lines.push(`  preferred_batch_size: [ ${s.preferredBatchSizes.join(', ')} ]`);
   lines.push(`  max_queue_delay_microseconds: ${micros(s.delay)}`, '}');
-  lines.push('# one instance: one batch in service at a time, as modelled', 'instance_group [', '  {', '    count: 1', '    kind: KIND_GPU', '  }', ']');
+  lines.push(
+    '# one instance on one GPU: one batch in service at a time, as modelled (without `gpus`',
+    '# Triton puts `count` instances on every visible GPU, all fed by this one queue)',
+    'instance_group [',
+    '  {',
+    '    count: 1',
+    '    kind: KIND_GPU',
+    '    gpus: [ 0 ]',
+    '  }',
+    ']',
+  );
   return lines.join('\n') + '\n';
 }
 
@@ -59,11 +70,20 @@ function rayServe(s: BatchingSetting, c: RenderContext): string {
       'from ray import serve',
       '',
       '',
-      '@serve.deployment',
+      '@serve.deployment(',
+      '    # one replica on one GPU, no autoscaling: one batch in service at a time, as modelled',
+      '    num_replicas=1,',
+      '    ray_actor_options={"num_gpus": 1},',
+      `    # the requests one replica holds; Ray's default of 5 would cap every batch at 5`,
+      `    max_ongoing_requests=${s.maxOngoingRequests ?? s.maxBatchSize},`,
+      '    max_queued_requests=-1,  # the rest wait at the router, none rejected',
+      ')',
       `class ${cls[0].toUpperCase()}${cls.slice(1)}:`,
-      `    @serve.batch(max_batch_size=${s.maxBatchSize}, batch_wait_timeout_s=${pythonFloat(s.delay)})`,
+      `    @serve.batch(max_batch_size=${s.maxBatchSize}, batch_wait_timeout_s=${pythonFloat(s.delay)}, max_concurrent_batches=1)`,
       '    async def __call__(self, requests):',
-      '        ...  # run the model once on the whole batch; return one result per request',
+      '        # await the model once on the whole batch, without blocking the event loop',
+      '        # (the next batch forms while this one runs); return one result per request',
+      '        ...',
     ].join('\n') + '\n'
   );
 }
@@ -71,6 +91,7 @@ function rayServe(s: BatchingSetting, c: RenderContext): string {
 /** config.properties with the model's batching in the `models` JSON (maxBatchDelay in whole milliseconds). */
 function torchServe(s: BatchingSetting, c: RenderContext): string {
   const ms = Math.round(s.delay * 1e3);
+  if (ms < 1) throw new ScenarioError('delay', `TorchServe's maxBatchDelay must be at least 1 ms: with 0, Model.pollBatch stops every batch at 2 jobs (got ${s.delay} s)`);
   const model = {
     [c.modelName]: {
       '1.0': { defaultVersion: true, marName: `${c.modelName}.mar`, minWorkers: 1, maxWorkers: 1, batchSize: s.maxBatchSize, maxBatchDelay: ms },
@@ -79,11 +100,43 @@ function torchServe(s: BatchingSetting, c: RenderContext): string {
   return (
     [
       `# config.properties — ${c.note}`,
-      '# one worker: one batch in service at a time, as modelled.',
+      '# One worker on one GPU: one batch in service at a time, as modelled (by default TorchServe',
+      '# starts one worker per GPU, all taking from the model\'s one job queue).',
+      '# maxBatchDelay is at least 1 ms: with 0, Model.pollBatch stops after 2 jobs, whatever waits.',
       `# In model-config.yaml instead: batchSize: ${s.maxBatchSize}, maxBatchDelay: ${ms}, minWorkers: 1, maxWorkers: 1`,
       `models=${JSON.stringify(model)}`,
     ].join('\n') + '\n'
   );
+}
+
+/**
+ * Every knob the exported configuration sets because the simulated model assumes it (one
+ * accelerator serving one batch at a time, nothing rejected), in words, for the report.
+ */
+export function assumptions(s: BatchingSetting, c: Pick<RenderContext, 'maxEnqueuedBatches'>): string[] {
+  switch (s.target) {
+    case 'triton':
+      return [
+        'instance_group count: 1, kind: KIND_GPU, gpus: [ 0 ]: one instance on one GPU (without gpus, Triton puts count instances on every visible GPU)',
+        'no queue_policy: requests are neither rejected nor timed out',
+      ];
+    case 'tf-serving':
+      return [
+        'num_batch_threads: 1: one batch in service at a time',
+        `max_enqueued_batches: ${c.maxEnqueuedBatches}: room for the longest simulated backlog, so nothing is rejected`,
+      ];
+    case 'ray-serve':
+      return [
+        'num_replicas: 1, ray_actor_options num_gpus: 1: one replica on one GPU, no autoscaling',
+        `max_ongoing_requests: ${s.maxOngoingRequests ?? s.maxBatchSize} (Ray's default of 5 caps every batch at 5); max_queued_requests: -1 (none rejected)`,
+        'max_concurrent_batches: 1: one batch in service at a time; the handler awaits the model without blocking the event loop',
+      ];
+    case 'torchserve':
+      return [
+        'minWorkers: 1, maxWorkers: 1: one worker on one GPU (by default one worker per GPU, sharing one job queue)',
+        `maxBatchDelay: ${Math.round(s.delay * 1e3)} ms, at least 1 (0 stops every batch at 2 jobs)`,
+      ];
+  }
 }
 
 /** A float literal Python reads back exactly (6 significant digits of seconds are whole µs here). */

@@ -1,7 +1,8 @@
+import { RayServePolicy } from '../../sim/policies/rayServe.js';
 import { TfServingPolicy } from '../../sim/policies/tfServing.js';
+import { TorchServePolicy } from '../../sim/policies/torchServe.js';
 import { TritonPolicy } from '../../sim/policies/triton.js';
 import type { SimPolicy } from '../../sim/policies/types.js';
-import { CollectorPolicy } from './collector.js';
 
 /**
  * The serving systems a policy can be exported to: how each batches (as a simulator
@@ -19,44 +20,57 @@ export interface BatchingSetting {
   readonly delay: number;
   /** Triton only: preferred_batch_size (empty = none). */
   readonly preferredBatchSizes: readonly number[];
+  /** Ray Serve only: the deployment's max_ongoing_requests. */
+  readonly maxOngoingRequests?: number;
 }
+
+/** The fixed part of a setting that the delay is tuned for. */
+export type SettingVariant = Pick<BatchingSetting, 'preferredBatchSizes' | 'maxOngoingRequests'>;
 
 export interface TargetSpec {
   readonly label: string;
   /** Delay units per second: 1e6 for µs, 1e3 for TorchServe's ms (delays are whole units). */
   readonly perSecond: number;
+  /** The least delay worth exporting, in units: TorchServe's 0 ms caps batches at 2 (TorchServePolicy). */
+  readonly minUnits: number;
   readonly simPolicy: (s: BatchingSetting) => SimPolicy;
-  /** Variants of the fixed part to tune the delay for (Triton: with and without preferred sizes). */
-  readonly variants: (maxBatchSize: number, controlLimit: number) => readonly (readonly number[])[];
+  /** Variants of the fixed part to tune the delay for (Triton: with and without preferred sizes; Ray: max_ongoing_requests). */
+  readonly variants: (maxBatchSize: number, controlLimit: number) => readonly SettingVariant[];
 }
 
-const none = (): readonly (readonly number[])[] => [[]];
+const none = (): readonly SettingVariant[] => [{ preferredBatchSizes: [] }];
 
 export const TARGETS: Readonly<Record<ExportTarget, TargetSpec>> = {
   triton: {
     label: 'Triton dynamic_batching',
     perSecond: 1e6,
+    minUnits: 0,
     simPolicy: (s) => new TritonPolicy({ maxQueueDelay: s.delay, preferredBatchSizes: s.preferredBatchSizes, maxBatchSize: s.maxBatchSize }),
     // With every size from the control limit M up preferred, Triton sends min(queue, max) as
     // soon as M wait: the control-limit policy itself, the delay only capping waits below M.
-    variants: (B, M) => (M >= 2 && M <= B ? [[], range(M, B)] : [[]]),
+    variants: (B, M) => (M >= 2 && M <= B ? [{ preferredBatchSizes: [] }, { preferredBatchSizes: range(M, B) }] : [{ preferredBatchSizes: [] }]),
   },
   'tf-serving': {
     label: 'TF Serving batching_parameters',
     perSecond: 1e6,
+    minUnits: 0,
     simPolicy: (s) => new TfServingPolicy({ batchTimeout: s.delay, maxBatchSize: s.maxBatchSize, allowedBatchSizes: [] }),
     variants: none,
   },
   'ray-serve': {
     label: 'Ray Serve @serve.batch',
     perSecond: 1e6,
-    simPolicy: (s) => new CollectorPolicy(s.delay, s.maxBatchSize, `ray-serve:batch_wait_timeout_s=${s.delay},max_batch_size=${s.maxBatchSize}`),
-    variants: none,
+    minUnits: 0,
+    simPolicy: (s) => new RayServePolicy({ batchWaitTimeout: s.delay, maxBatchSize: s.maxBatchSize, maxOngoingRequests: s.maxOngoingRequests ?? s.maxBatchSize }),
+    // Ray's default max_ongoing_requests (5) would cap every batch at 5; B is the least that lets
+    // a batch fill, 2B also lets the next batch fill while one is in service.
+    variants: (B) => [B, 2 * B].map((m) => ({ preferredBatchSizes: [], maxOngoingRequests: m })),
   },
   torchserve: {
     label: 'TorchServe batchSize / maxBatchDelay',
     perSecond: 1e3,
-    simPolicy: (s) => new CollectorPolicy(s.delay, s.maxBatchSize, `torchserve:maxBatchDelay=${Math.round(s.delay * 1e3)}ms,batchSize=${s.maxBatchSize}`),
+    minUnits: 1,
+    simPolicy: (s) => new TorchServePolicy({ maxBatchDelayMs: Math.round(s.delay * 1e3), batchSize: s.maxBatchSize }),
     variants: none,
   },
 };

@@ -14,6 +14,7 @@ import { TARGETS, type BatchingSetting } from './targets.js';
 export interface DelayTrial {
   readonly delay: number;
   readonly preferredBatchSizes: readonly number[];
+  readonly maxOngoingRequests?: number;
   readonly averageCost: number;
   readonly halfWidth: number | null;
 }
@@ -45,7 +46,7 @@ export async function tuneDelay(
 ): Promise<{ best: DelayTrial; trials: DelayTrial[] }> {
   const spec = TARGETS[base.target];
   // Whole units, divided rather than multiplied so that 5 µs prints as 0.000005, not 0.0000049999999999999996.
-  const snap = (d: number): number => Math.max(0, Math.round(d * spec.perSecond)) / spec.perSecond;
+  const snap = (d: number): number => Math.max(spec.minUnits, Math.round(d * spec.perSecond)) / spec.perSecond;
   const seen = new Map<number, DelayTrial>();
   const trials: DelayTrial[] = [];
   const cost = async (d: number): Promise<number> => {
@@ -57,12 +58,18 @@ export async function tuneDelay(
     throwIfAborted(o.signal);
     o.onProgress?.(`tuning the delay: trial ${trials.length + 1}, ${delay} s`);
     const r = simulate(p, spec.simPolicy({ ...base, delay }), { requests: o.requests, seed: o.seed, signal: o.signal });
-    const t: DelayTrial = { delay, preferredBatchSizes: base.preferredBatchSizes, averageCost: r.averageCost, halfWidth: r.confidence.averageCost };
+    const t: DelayTrial = {
+      delay,
+      preferredBatchSizes: base.preferredBatchSizes,
+      ...(base.maxOngoingRequests === undefined ? {} : { maxOngoingRequests: base.maxOngoingRequests }),
+      averageCost: r.averageCost,
+      halfWidth: r.confidence.averageCost,
+    };
     seen.set(key, t);
     trials.push(t);
     return t.averageCost;
   };
-  const grid = [0];
+  const grid = [snap(0)];
   for (let i = 0; i < GRID_POINTS; i++) grid.push(snap(range.lo * Math.pow(range.hi / range.lo, i / (GRID_POINTS - 1))));
   const delays = [...new Set(grid)].sort((x, y) => x - y);
   const costs: number[] = [];

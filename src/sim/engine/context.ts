@@ -58,12 +58,16 @@ export class RunContext {
     this.counts = new Int32Array(C);
     // Policies back to their initial state; phase-aware ones (MMPP tables) read their class's
     // arrival phase, a mixed policy class 0's.
-    for (const P of policies) {
+    policies.forEach((P, a) => {
       P.forEach((p, c) => {
         p.reset();
         p.bindArrivals?.(arrivals[sys.mixed ? 0 : c]);
+        if (p.bindQueue) {
+          if (sys.mixed || C > 1) throw new Error(`policy ${p.name} reads its queue's arrival times, so it runs with one request class only`);
+          p.bindQueue(this.state.rings[a * C + c]);
+        }
       });
-    }
+    });
     router?.reset();
     this.nextArr = Float64Array.from(arrivals, (s) => s.next());
   }

@@ -34,4 +34,16 @@ export interface SimPolicy {
    * more than the queue (the arrival phase of MMPP arrivals, src/sim/mmpp.ts).
    */
   bindArrivals?(arrivals: ArrivalStream): void;
+  /**
+   * Optional: called once before a run with the server's waiting queue (read-only), for policies
+   * whose batches depend on when each waiting request arrived, not only on how many wait (Ray
+   * Serve's batcher forms batches while a batch is in service). Single-class runs only.
+   */
+  bindQueue?(queue: WaitingQueue): void;
+}
+
+/** The waiting requests of one server, oldest first: `at(i)` is the arrival time of the i-th oldest. */
+export interface WaitingQueue {
+  readonly count: number;
+  at(i: number): number;
 }
