@@ -2,7 +2,7 @@ import { Option, type Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { ScenarioError } from '../../model/errors.js';
 import { validateScenario } from '../../model/validate.js';
-import { evaluateConfig, type ConfigEvaluation } from '../../plan/export/evaluateConfig.js';
+import type { ConfigEvaluation } from '../../plan/export/evaluateConfig.js';
 import { EXPORT_TARGETS, type ExportTarget } from '../../plan/export/targets.js';
 import { formatDuration } from '../../plan/units.js';
 import { evaluateScenarioPolicy } from '../../solve/evaluateScenario.js';
@@ -39,6 +39,8 @@ export function registerEvaluate(program: Command): void {
       if (o.to === undefined) throw new ScenarioError('--to', `--from-config needs --to (${EXPORT_TARGETS.join(', ')})`);
       if (o.server) throw new ScenarioError('--server', '--from-config runs locally');
       const text = readFileSync(o.fromConfig, 'utf8');
+      // Loaded here: the config readers bring a YAML parser that other commands do not need.
+      const { evaluateConfig } = await import('../../plan/export/evaluateConfig.js');
       const r = await evaluateConfig(scenario, o.to, text, o.fromConfig, { requests: o.requests, seed: o.seed });
       process.stdout.write(o.json ? `${JSON.stringify(r, null, 2)}\n` : `${configSummary(r).join('\n')}\n`);
       return;
