@@ -5,7 +5,7 @@ import { EXPORT_TARGETS, type ExportTarget } from '../../plan/export/targets.js'
 import { formatDuration } from '../../plan/units.js';
 import { readJsonFile } from '../io.js';
 import { backendOf } from './plan.js';
-import { backendOption } from './solve.js';
+import { backendOption, verboseOption } from './solve.js';
 import { positiveInt } from './simulate.js';
 import { statusLine } from '../progress.js';
 
@@ -21,6 +21,7 @@ export function registerExport(program: Command): void {
     .option('--model-name <name>', 'model name used in the configuration (default "model")')
     .option('--json', 'print the result as JSON')
     .addOption(backendOption())
+    .addOption(verboseOption())
     .action(
       async (
         file: string,

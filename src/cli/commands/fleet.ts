@@ -16,7 +16,7 @@ import { addRemoteOptions, withClient, type RemoteOptions } from '../remote.js';
 import type { BatchwiseClient } from '../../service/client.js';
 import { scenarioJsonNames } from '../../service/convert/jsonNames.js';
 import { backendOf, figuresLine } from './plan.js';
-import { backendOption } from './solve.js';
+import { backendOption, verboseOption } from './solve.js';
 import { positiveInt } from './simulate.js';
 import { scaledMmpp } from '../../model/mmpp/process.js';
 import { validateArrivalProcess } from '../../model/mmpp/validate.js';
@@ -35,6 +35,7 @@ export function registerFleet(program: Command): void {
     .option('--seed <n>', 'seed of the p99 simulations (default 1)', positiveInt('--seed'))
     .option('--json', 'print the result as JSON')
     .addOption(backendOption())
+    .addOption(verboseOption())
     .action(
       async (
         file: string,

@@ -9,7 +9,7 @@ import { formatDuration, formatPower, parseDuration } from '../../plan/units.js'
 import { readJsonFile } from '../io.js';
 import { planScenario } from '../../plan/constrained.js';
 import { backendOf, formatPlan, planTarget } from './plan.js';
-import { backendOption } from './solve.js';
+import { backendOption, verboseOption } from './solve.js';
 import { statusLine } from '../progress.js';
 
 export function registerFrontier(program: Command): void {
@@ -24,6 +24,7 @@ export function registerFrontier(program: Command): void {
     .option('--power-budget <power>', 'also solve for this power budget and mark it and its optimum on the chart')
     .option('--json', 'print the frontier as JSON')
     .addOption(backendOption())
+    .addOption(verboseOption())
     .action(async (file: string, o: FrontierFlags) => {
       const scenario = validateScenario(readJsonFile(file));
       const target = o.latencyTarget !== undefined || o.powerBudget !== undefined ? planTarget(o) : undefined;

@@ -9,7 +9,7 @@ import type { PolicyDescription } from '../../solve/result.js';
 import { formatDuration, formatPower, parseDuration, parsePower } from '../../plan/units.js';
 import { policyDescriptionLines } from '../format.js';
 import { readJsonFile } from '../io.js';
-import { backendOption } from './solve.js';
+import { backendOption, verboseOption } from './solve.js';
 import { statusLine } from '../progress.js';
 
 /** `--latency-target 10ms` or `--power-budget 120W`, exactly one. */
@@ -35,6 +35,7 @@ export function registerPlan(program: Command): void {
     .addOption(new Option('--power-budget <power>', 'mean power budget, e.g. 120W, 1.2kW'))
     .option('--json', 'print the result object as JSON')
     .addOption(backendOption())
+    .addOption(verboseOption())
     .action(async (file: string, o: { latencyTarget?: string; powerBudget?: string; json?: boolean; backend?: string }) => {
       const target = planTarget(o);
       const scenario = validateScenario(readJsonFile(file));

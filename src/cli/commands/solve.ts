@@ -14,6 +14,11 @@ export function backendOption(): Option {
   return new Option('--backend <backend>', 'solver backend').choices(['auto', 'cpu', 'gpu']);
 }
 
+/** Read by src/cli/nativePlan.ts before commander runs; declared here so that commander accepts it. */
+export function verboseOption(): Option {
+  return new Option('--verbose', 'show what the GPU driver stack (Dawn, Mesa, Vulkan loader) prints, on stderr');
+}
+
 /** The solver's progress as the status line's step (redrawn every second even between reports). */
 function progressStep(status: StatusLine): (p: SolverProgress) => void {
   return (p) => {
@@ -29,7 +34,8 @@ export function registerSolve(program: Command): void {
     .argument('<scenario>', 'scenario JSON file')
     .option('--json', 'print the result object as JSON')
     .option('--svg <file>', 'also draw the policy (action against queue length) as an SVG chart')
-    .addOption(backendOption());
+    .addOption(backendOption())
+    .addOption(verboseOption());
   addRemoteOptions(cmd).action(async (file: string, o: { json?: boolean; backend?: string; svg?: string } & RemoteOptions) => {
     const json = readJsonFile(file);
     const scenario = validateScenario(json);
