@@ -8,6 +8,8 @@ import type { SupervisePlan } from '../native/supervise.js';
 
 /** The commands whose stdout is a pino JSON log stream: native lines become warn records in it. */
 const LOG_COMMANDS: Record<string, string> = { serve: 'batchwise', worker: 'batchwise-worker' };
+/** Commands supervised from the start: their GPU use is decided inside a server's worker threads, out of the gate's reach. */
+const UP_FRONT = new Set(['serve', 'worker', 'sweep']);
 /** Commands that never open a GPU. */
 const NO_GPU = new Set(['completion', 'help']);
 const META = new Set(['-h', '--help', '-V', '--version']);
@@ -32,10 +34,12 @@ export function nativePlan(
   const command = args.find((a) => !a.startsWith('-'));
   if (command === undefined || NO_GPU.has(command) || args.some((a) => META.has(a))) return undefined;
   if (optionValue(args, '--backend')?.toLowerCase() === 'cpu' || optionValue(args, '--server') !== undefined) return undefined;
-  if (setting === 'show') return { mode: 'raw' };
+  // Other commands run here and are supervised only if they come to load the GPU (src/solve/nativeGate.ts).
+  const when = UP_FRONT.has(command) || optionValue(args, '--backend')?.toLowerCase() === 'gpu' ? 'now' : 'on-gpu';
+  if (setting === 'show') return { mode: 'raw', when };
   const logName = LOG_COMMANDS[command];
-  if (logName) return { mode: 'records', logName, logLevel: optionValue(args, '--log-level') ?? env.BATCHWISE_LOG_LEVEL ?? 'info' };
-  return { mode: args.includes('--verbose') ? 'raw' : 'hidden' };
+  if (logName) return { mode: 'records', logName, logLevel: optionValue(args, '--log-level') ?? env.BATCHWISE_LOG_LEVEL ?? 'info', when: 'now' };
+  return { mode: args.includes('--verbose') ? 'raw' : 'hidden', when };
 }
 
 /** `--name value` or `--name=value`; the last one wins, as with commander. */

@@ -47,6 +47,13 @@ export interface StatusLine {
  * Redraws `label: step (12 s)` on stderr at least once a second while enabled (TTY only), so a
  * long solve inside a step still shows the clock moving; cleared on stop.
  */
+/** Status lines being drawn, so that a command handed over to a supervised child (bin.ts) can clear them. */
+const active = new Set<StatusLine>();
+
+export function stopAllStatusLines(): void {
+  for (const l of [...active]) l.stop();
+}
+
 export function statusLine(enabled: boolean, label: string): StatusLine {
   if (!enabled) return { set: () => undefined, stop: () => undefined };
   const started = Date.now();
@@ -60,14 +67,17 @@ export function statusLine(enabled: boolean, label: string): StatusLine {
   const timer = setInterval(draw, 500);
   timer.unref();
   draw();
-  return {
+  const line: StatusLine = {
     set(s) {
       step = s;
       draw();
     },
     stop() {
+      if (!active.delete(line)) return;
       clearInterval(timer);
       process.stderr.write(`\r${' '.repeat(width)}\r`);
     },
   };
+  active.add(line);
+  return line;
 }

@@ -10,6 +10,8 @@ export interface SupervisePlan {
   /** records mode: the name and level of the command's own pino log (JSON lines on stdout). */
   logName?: string;
   logLevel?: string;
+  /** now: before the command runs; on-gpu: only once it is about to load the GPU (src/solve/nativeGate.ts). */
+  when?: 'now' | 'on-gpu';
 }
 
 /** Signals passed on to the child (SIGINT only when no terminal sent it to both: see forwardSignals). */

@@ -5,6 +5,7 @@ import { cpuPolicyIteration } from './cpu/pi.js';
 import { cpuValueIteration } from './cpu/rvi.js';
 import { gpuMightPayOff, modelSize, sweepWork } from './gpu/autoRule.js';
 import { readFlags } from './gpu/flags.js';
+import { beforeNativeLoad } from './nativeGate.js';
 import type { GpuProvider, Solver } from './types.js';
 
 /** Raised when a backend that was asked for explicitly cannot run here. */
@@ -38,6 +39,7 @@ async function currentGpuProvider(backend: Backend, model: CompiledModel): Promi
   const flags = readFlags();
   if (flags.BATCHWISE_GPU === 'off') return undefined;
   if (backend === 'AUTO' && !gpuMightPayOff(sweepWork([modelSize(model)]), flags)) return undefined;
+  if (!defaultGpuProvider) await beforeNativeLoad();
   defaultGpuProvider ??= import('./gpu/provider.js').then(
     (m) => m.createGpuProvider(cpuSolver('POLICY_ITERATION')),
     (e: unknown) => {

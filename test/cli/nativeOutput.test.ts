@@ -126,13 +126,15 @@ describe('native output supervisor', () => {
 describe('nativePlan: which command lines run supervised', () => {
   const env = {};
   const plan = (args: string[], e: NodeJS.ProcessEnv, platform: NodeJS.Platform) => nativePlan(args, e, platform, []);
-  it('GPU-capable commands: hidden, --verbose raw, serve and worker records at their log level', () => {
-    expect(plan(['solve', 'x.json', '--backend', 'gpu'], env, 'linux')).toEqual({ mode: 'hidden' });
-    expect(plan(['solve', 'x.json', '--verbose'], env, 'linux')).toEqual({ mode: 'raw' });
-    expect(plan(['plan', 'x.json'], { BATCHWISE_NATIVE_OUTPUT: 'show' }, 'darwin')).toEqual({ mode: 'raw' });
-    expect(plan(['serve', '--port', '0'], env, 'linux')).toEqual({ mode: 'records', logName: 'batchwise', logLevel: 'info' });
+  it('GPU-capable commands: hidden, --verbose raw, serve and worker records at their log level; supervised at once or on loading the GPU', () => {
+    expect(plan(['solve', 'x.json', '--backend', 'gpu'], env, 'linux')).toEqual({ mode: 'hidden', when: 'now' });
+    expect(plan(['solve', 'x.json'], env, 'linux')).toEqual({ mode: 'hidden', when: 'on-gpu' });
+    expect(plan(['solve', 'x.json', '--verbose'], env, 'linux')).toEqual({ mode: 'raw', when: 'on-gpu' });
+    expect(plan(['plan', 'x.json'], { BATCHWISE_NATIVE_OUTPUT: 'show' }, 'darwin')).toEqual({ mode: 'raw', when: 'on-gpu' });
+    expect(plan(['sweep', 'grid.json'], env, 'linux')).toEqual({ mode: 'hidden', when: 'now' });
+    expect(plan(['serve', '--port', '0'], env, 'linux')).toEqual({ mode: 'records', logName: 'batchwise', logLevel: 'info', when: 'now' });
     expect(plan(['serve', '--log-level=debug'], { BATCHWISE_LOG_LEVEL: 'warn' }, 'linux')).toMatchObject({ logLevel: 'debug' });
-    expect(plan(['worker', '--redis', 'r'], { BATCHWISE_LOG_LEVEL: 'warn' }, 'linux')).toEqual({ mode: 'records', logName: 'batchwise-worker', logLevel: 'warn' });
+    expect(plan(['worker', '--redis', 'r'], { BATCHWISE_LOG_LEVEL: 'warn' }, 'linux')).toEqual({ mode: 'records', logName: 'batchwise-worker', logLevel: 'warn', when: 'now' });
   });
   it('in process: Windows, inherit, BATCHWISE_GPU=off, --inspect, help, version, completion, --backend cpu, --server', () => {
     expect(plan(['solve', 'x.json'], env, 'win32')).toBeUndefined();

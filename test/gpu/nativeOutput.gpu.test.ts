@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchwiseClient } from '../../src/service/client.js';
@@ -64,6 +66,21 @@ describe(`native GPU output stays out of the program's output${gpu.skip}`, () =>
     expect(nonBlank(text.stdout)[0]).toBe('Optimal policy:');
     expect(text.stdout).toMatch(/\nSolver: webgpu \(/);
     for (const l of reference) expect(text.stdout).not.toContain(l);
+  });
+
+  it.skipIf(!gpu.ctx)('a solve whose scenario asks for the GPU (no flag) is handed to a supervised run when it loads the GPU', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'batchwise-native-'));
+    const file = join(dir, 'gpu.json');
+    const scenario = JSON.parse(readFileSync('examples/scenario.json', 'utf8')) as { solver: Record<string, unknown> };
+    writeFileSync(file, JSON.stringify({ ...scenario, solver: { ...scenario.solver, backend: 'GPU' } }));
+    const r = await run(['solve', file, '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).solver.backend).toBe('webgpu');
+    expect(r.stderr).toBe('');
+    // The same run without the hand-over shows the native lines it keeps out.
+    const bare = await run(['solve', file, '--json'], { BATCHWISE_NATIVE_OUTPUT: 'inherit' });
+    expect(bare.code).toBe(0);
+    if (gpu.ctx!.featureLevel === 'compatibility') expect(bare.stderr.trim().length).toBeGreaterThan(0);
   });
 
   it.skipIf(!gpu.ctx)('solve --verbose: the native lines are shown on stderr, stdout is still the result alone', async () => {

@@ -1,4 +1,5 @@
 import type { GpuBatchItem } from '../../solve/gpuBatch.js';
+import { beforeNativeLoad } from '../../solve/nativeGate.js';
 import type { BatchContext, BatchExecutor, BatchOutcome, BatchTask } from './executor.js';
 
 /**
@@ -18,6 +19,7 @@ export class GpuBatchExecutor implements BatchExecutor {
   async *run(tasks: readonly BatchTask[], ctx: BatchContext): AsyncGenerator<BatchOutcome, void, undefined> {
     const warmed = new Set<number>();
     try {
+      await beforeNativeLoad();
       const { solveScenariosOnGpu } = await import('../../solve/gpuBatch.js');
       const items: AsyncIterable<GpuBatchItem> = solveScenariosOnGpu(
         tasks.map((t) => t.input),
