@@ -115,6 +115,8 @@ describe('export --merge: TorchServe', () => {
     expect(models.bert).toEqual(before.bert);
     expect(models.resnet['1.0']).toEqual({ defaultVersion: true, marName: 'resnet.mar', minWorkers: 1, maxWorkers: 1, batchSize: 32, maxBatchDelay: 3 });
     expect(m.notes).toContain('changed: models.resnet.1.0.batchSize 8 → 32');
+    const crlf = mergeTwice(s, text.replace(/\n/g, '\r\n'), 'config.properties', { ...ctx, modelName: 'resnet' });
+    expect(crlf.text).toBe(m.text.replace(/\n/g, '\r\n'));
     expect(() => mergeConfig(s, text, 'config.properties', ctx)).toThrow(/config\.properties: line 9: models= holds bert, resnet: name the one to merge into with --model-name/);
     expect(() => mergeConfig(s, text.replace('"bert":{', '"bert":{{'), 'config.properties', ctx)).toThrow(/config\.properties: line 9: models= is not JSON/);
   });

@@ -2,7 +2,7 @@ import { throwIfAborted } from '../../model/errors.js';
 import type { Backend } from '../../model/scenario.js';
 import { solveScenario } from '../../solve/solveScenario.js';
 import { asValidated } from '../frontier.js';
-import { mergeConfig, type MergeResult } from './merge.js';
+import type { MergeResult } from './merge.js';
 import { assumptions, renderSetting } from './render.js';
 import { TARGETS, type BatchingSetting, type ExportTarget } from './targets.js';
 import { delayRange, tuneDelay, type DelayTrial } from './tune.js';
@@ -58,7 +58,9 @@ export async function exportPolicy(input: unknown, target: ExportTarget, o: Expo
   const seed = o.seed ?? 1;
   const requests = o.requests ?? 1_000_000;
   // A file that cannot be merged is refused before minutes of simulation (a probe setting of the same shape).
-  if (o.merge) mergeConfig({ target, maxBatchSize: B, delay: 0.001, preferredBatchSizes: [] }, o.merge.text, o.merge.file, { modelName: o.modelName, maxEnqueuedBatches: 10 });
+  // Loaded only for a merge: the YAML parser it brings is not needed otherwise.
+  const mergeConfig = o.merge ? (await import('./merge.js')).mergeConfig : undefined;
+  if (o.merge && mergeConfig) mergeConfig({ target, maxBatchSize: B, delay: 0.001, preferredBatchSizes: [] }, o.merge.text, o.merge.file, { modelName: o.modelName, maxEnqueuedBatches: 10 });
   const tuning = { requests: o.tuningRequests ?? 200_000, seed: seed + 1, signal: o.signal, onProgress: o.onProgress };
   o.onProgress?.('solving the optimal policy');
   const solved = await solveScenario(scenario, { signal: o.signal, backend: o.backend });
@@ -97,6 +99,6 @@ export async function exportPolicy(input: unknown, target: ExportTarget, o: Expo
     exported: side.exported,
     gap: side.gap,
     trials,
-    ...(o.merge ? { merged: mergeConfig(setting, o.merge.text, o.merge.file, { modelName: o.modelName, maxEnqueuedBatches }) } : {}),
+    ...(o.merge && mergeConfig ? { merged: mergeConfig(setting, o.merge.text, o.merge.file, { modelName: o.modelName, maxEnqueuedBatches }) } : {}),
   };
 }

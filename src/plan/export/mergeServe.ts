@@ -11,7 +11,7 @@ import { insertKey, mapAt, readYaml, removeKey, scalarText, seqAt, setKey, type 
  */
 const torchKeys = (s: BatchingSetting): Record<string, number> => ({ batchSize: s.maxBatchSize, maxBatchDelay: Math.round(s.delay * 1e3), minWorkers: 1, maxWorkers: 1 });
 
-const MODELS_LINE = /^(\s*models\s*[=:]\s*)(.*)$/;
+const MODELS_LINE = /^(\s*models\s*[=:]\s*)(.*?)(\r?)$/;
 
 export function isProperties(text: string, file: string): boolean {
   return file.endsWith('.properties') || text.split(/\r?\n/).some((l) => MODELS_LINE.test(l));
@@ -28,7 +28,7 @@ export function mergeTorchServeProperties(text: string, file: string, s: Batchin
     notes.push(`added: models=${JSON.stringify(models)}`);
     return { text: text + (text === '' || text.endsWith('\n') ? '' : '\n') + `models=${JSON.stringify(models)}\n`, notes: notes.lines };
   }
-  const [, prefix, json] = MODELS_LINE.exec(lines[i])!;
+  const [, prefix, json, cr] = MODELS_LINE.exec(lines[i])!;
   if (/\\\s*$/.test(json)) throw new ScenarioError(file, `line ${i + 1}: models= continues over lines (a trailing \\): write its JSON on one line to merge`);
   let models: Record<string, Record<string, Record<string, unknown>>>;
   try {
@@ -49,7 +49,7 @@ export function mergeTorchServeProperties(text: string, file: string, s: Batchin
     version[1][k] = v;
   }
   if (names.length > 1) notes.push(`kept: models ${names.filter((n) => n !== name).join(', ')} as written`);
-  lines[i] = prefix + JSON.stringify(models);
+  lines[i] = prefix + JSON.stringify(models) + cr;
   return { text: lines.join('\n'), notes: notes.lines };
 }
 
