@@ -62,6 +62,7 @@ describe('export --merge: Triton config.pbtxt', () => {
     expect(m.text.startsWith('name: "m"\nbackend: "python"\nmax_batch_size: 8\ndynamic_batching {\n  max_queue_delay_microseconds: 1000\n}\ninstance_group [\n')).toBe(true);
     expect(readConfig('triton', m.text, 'c', 8).policy.name).toBe(TARGETS.triton.simPolicy(s).name);
     // A one-line block keeps its other fields and takes the delay before its brace.
+    expect(mergeTwice(s, 'dynamic_batching {}', 'c').text).toMatch(/^max_batch_size: 8\ndynamic_batching \{ max_queue_delay_microseconds: 1000 \}\ninstance_group/);
     const one = mergeTwice(s, 'max_batch_size: 4 dynamic_batching { preserve_ordering: true }\n', 'c');
     expect(one.text).toMatch(/^max_batch_size: 8 dynamic_batching \{ preserve_ordering: true max_queue_delay_microseconds: 1000 \}\n/);
   });
@@ -130,6 +131,7 @@ describe('export --merge: TorchServe', () => {
     expect(readConfig('torchserve', m.text, 'model-config.yaml', 32).policy.name).toBe(TARGETS.torchserve.simPolicy(s).name);
     expect(m.notes).toEqual(['changed: batchSize 4 → 32', 'changed: maxBatchDelay 200 → 3', 'changed: minWorkers 2 → 1', 'changed: maxWorkers 4 → 1']);
     expect(() => mergeConfig(s, 'batchSize: [1\n', 'model-config.yaml', ctx)).toThrow(/model-config\.yaml: line \d+:/);
+    expect(mergeTwice(s, '# empty\n', 'model-config.yaml').text).toBe('# empty\nbatchSize: 32\nmaxBatchDelay: 3\nminWorkers: 1\nmaxWorkers: 1\n');
   });
 });
 

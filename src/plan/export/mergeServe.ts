@@ -56,6 +56,12 @@ export function mergeTorchServeProperties(text: string, file: string, s: Batchin
 export function mergeTorchServeYaml(text: string, file: string, s: BatchingSetting): MergeResult {
   const notes = new Notes();
   let y = readYaml(text, file);
+  if (y.doc.contents === null) {
+    // Empty (or comments only): the four keys appended.
+    const keys = Object.entries(torchKeys(s));
+    for (const [k, v] of keys) notes.set(k, undefined, String(v));
+    return { text: text + (text === '' || text.endsWith('\n') ? '' : '\n') + keys.map(([k, v]) => `${k}: ${v}\n`).join(''), notes: notes.lines };
+  }
   const root = mapAt(y, [], file, 'model-config.yaml');
   if (root.has('applications')) throw new ScenarioError(file, 'line 1: has applications: this is a Ray Serve config, not a TorchServe model-config.yaml');
   for (const [k, v] of Object.entries(torchKeys(s))) {
@@ -78,7 +84,8 @@ function deploymentPath(text: string, file: string, name: string | undefined): Y
   });
   const hit = name === undefined ? (found.length === 1 ? found[0] : undefined) : found.find((f) => f.name === name);
   if (hit) return hit.path;
-  const has = found.map((f) => f.name).join(', ') || 'none';
+  if (found.length === 0) throw new ScenarioError(file, 'line 1: no applications[].deployments[] entry to merge into: list the deployment (- name: ClassName) under its application');
+  const has = found.map((f) => f.name).join(', ');
   throw new ScenarioError(file, name === undefined ? `line 1: deployments ${has}: name the one to merge into with --model-name` : `line 1: no deployment ${JSON.stringify(name)} (it has ${has})`);
 }
 

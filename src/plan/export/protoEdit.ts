@@ -119,5 +119,5 @@ export function insertInBody(text: string, b: Body, inner: FieldSpan[], field: s
     return splice(text, ls, ls, `${indent}${field}\n`);
   }
   const before = text[b.close.start - 1];
-  return splice(text, b.close.start, b.close.start, `${/\s|\{|</.test(before) ? '' : ' '}${field} `);
+  return splice(text, b.close.start, b.close.start, `${/\s/.test(before) ? '' : ' '}${field} `);
 }
