@@ -17,6 +17,7 @@ interface EvaluateOptions extends RemoteOptions {
   to?: ExportTarget;
   requests?: number;
   seed?: number;
+  modelName?: string;
   json?: boolean;
 }
 
@@ -30,6 +31,7 @@ export function registerEvaluate(program: Command): void {
     .addOption(new Option('--to <system>', 'the system that reads --from-config').choices([...EXPORT_TARGETS]))
     .option('--requests <n>', 'with --from-config: requests of each simulation (default 1000000)', positiveInt('--requests'))
     .option('--seed <n>', 'with --from-config: seed of the simulations (default 1)', positiveInt('--seed'))
+    .option('--model-name <name>', 'with --from-config: the TorchServe model or Ray deployment to read where the file holds several (default the first)')
     .option('--json', 'print the evaluation as JSON');
   addRemoteOptions(cmd).action(async (file: string, o: EvaluateOptions) => {
     const json = readJsonFile(file);
@@ -41,7 +43,7 @@ export function registerEvaluate(program: Command): void {
       const text = readFileSync(o.fromConfig, 'utf8');
       // Loaded here: the config readers bring a YAML parser that other commands do not need.
       const { evaluateConfig } = await import('../../plan/export/evaluateConfig.js');
-      const r = await evaluateConfig(scenario, o.to, text, o.fromConfig, { requests: o.requests, seed: o.seed });
+      const r = await evaluateConfig(scenario, o.to, text, o.fromConfig, { requests: o.requests, seed: o.seed, modelName: o.modelName });
       process.stdout.write(o.json ? `${JSON.stringify(r, null, 2)}\n` : `${configSummary(r).join('\n')}\n`);
       return;
     }

@@ -3,7 +3,7 @@ import { validateScenario } from '../../model/validate.js';
 import { exportPolicy, type ExportResult } from '../../plan/export/exportPolicy.js';
 import { EXPORT_TARGETS, type ExportTarget } from '../../plan/export/targets.js';
 import { formatDuration } from '../../plan/units.js';
-import { readJsonFile } from '../io.js';
+import { readJsonFile, readTextFile } from '../io.js';
 import { backendOf } from './plan.js';
 import { backendOption, verboseOption } from './solve.js';
 import { positiveInt } from './simulate.js';
@@ -18,16 +18,21 @@ export function registerExport(program: Command): void {
     .option('--requests <n>', 'requests of the final simulations (default 1000000)', positiveInt('--requests'))
     .option('--tuning-requests <n>', 'requests per simulation while tuning the delay (default 200000)', positiveInt('--tuning-requests'))
     .option('--seed <n>', 'seed of the final simulations; tuning uses seed + 1 (default 1)', positiveInt('--seed'))
-    .option('--model-name <name>', 'model name used in the configuration (default "model")')
+    .option('--model-name <name>', 'model name used in the configuration (default "model"); with --merge, the TorchServe model or Ray deployment to update')
+    .option(
+      '--merge <file>',
+      "write the setting into this existing configuration of --to (config.pbtxt, batching_parameters.txt, config.properties / model-config.yaml, Ray Serve config YAML): only the batching fields change, the rest is kept byte for byte; what changed on stderr",
+    )
     .option('--json', 'print the result as JSON')
     .addOption(backendOption())
     .addOption(verboseOption())
     .action(
       async (
         file: string,
-        o: { to: ExportTarget; requests?: number; tuningRequests?: number; seed?: number; modelName?: string; json?: boolean; backend?: string },
+        o: { to: ExportTarget; requests?: number; tuningRequests?: number; seed?: number; modelName?: string; merge?: string; json?: boolean; backend?: string },
       ) => {
         const scenario = validateScenario(readJsonFile(file));
+        const merge = o.merge === undefined ? undefined : { text: readTextFile(o.merge), file: o.merge };
         const status = statusLine(process.stderr.isTTY === true, `export --to ${o.to}`);
         const r = await exportPolicy(scenario, o.to, {
           onProgress: status.set,
@@ -36,14 +41,15 @@ export function registerExport(program: Command): void {
           seed: o.seed,
           modelName: o.modelName,
           backend: backendOf(o),
+          merge,
         }).finally(status.stop);
         if (o.json) {
           process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
           return;
         }
         // The configuration alone on stdout (ready to redirect into a file); the report on stderr.
-        process.stdout.write(r.config);
-        process.stderr.write(`${summary(r).join('\n')}\n`);
+        process.stdout.write(r.merged?.text ?? r.config);
+        process.stderr.write(`${[...summary(r), ...(r.merged ? [`merged into ${o.merge}:`, ...r.merged.notes.map((n) => `  ${n}`)] : [])].join('\n')}\n`);
       },
     );
 }

@@ -16,6 +16,8 @@ export interface ConfigEvaluationOptions {
   readonly seed?: number;
   readonly signal?: AbortSignal;
   readonly backend?: Backend;
+  /** The TorchServe model or Ray deployment to read where the file holds several (readConfig). */
+  readonly modelName?: string;
 }
 
 export interface ConfigEvaluation extends SideBySide {
@@ -30,7 +32,7 @@ export interface ConfigEvaluation extends SideBySide {
 export async function evaluateConfig(input: unknown, target: ExportTarget, text: string, file: string, o: ConfigEvaluationOptions = {}): Promise<ConfigEvaluation> {
   const scenario = asValidated(input);
   const p = scenario.params;
-  const read = readConfig(target, text, file, p.maxBatchSize);
+  const read = readConfig(target, text, file, p.maxBatchSize, o.modelName);
   const solved = await solveScenario(scenario, { signal: o.signal, backend: o.backend });
   const side = simulateSideBySide(p, read.policy, solved, { requests: o.requests ?? 1_000_000, seed: o.seed ?? 1, signal: o.signal });
   return { target, label: TARGETS[target].label, policy: read.policy.name, notes: read.notes, ...side };

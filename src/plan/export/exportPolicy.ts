@@ -2,6 +2,7 @@ import { throwIfAborted } from '../../model/errors.js';
 import type { Backend } from '../../model/scenario.js';
 import { solveScenario } from '../../solve/solveScenario.js';
 import { asValidated } from '../frontier.js';
+import type { MergeResult } from './merge.js';
 import { assumptions, renderSetting } from './render.js';
 import { TARGETS, type BatchingSetting, type ExportTarget } from './targets.js';
 import { delayRange, tuneDelay, type DelayTrial } from './tune.js';
@@ -27,6 +28,8 @@ export interface ExportOptions {
   readonly backend?: Backend;
   /** Called as the work moves on (solve, each tuning simulation, final simulations), for progress lines. */
   readonly onProgress?: (step: string) => void;
+  /** An existing configuration of the target to write the setting into (merge.ts); read before any simulation. */
+  readonly merge?: { readonly text: string; readonly file: string };
 }
 
 export interface ExportResult {
@@ -44,6 +47,8 @@ export interface ExportResult {
   readonly gap: SideBySide['gap'];
   /** Every delay simulated while tuning (tuning seed). */
   readonly trials: DelayTrial[];
+  /** With options.merge: the user's file with the setting merged in, and what changed. */
+  readonly merged?: MergeResult;
 }
 
 export async function exportPolicy(input: unknown, target: ExportTarget, o: ExportOptions = {}): Promise<ExportResult> {
@@ -52,6 +57,10 @@ export async function exportPolicy(input: unknown, target: ExportTarget, o: Expo
   const B = p.maxBatchSize;
   const seed = o.seed ?? 1;
   const requests = o.requests ?? 1_000_000;
+  // A file that cannot be merged is refused before minutes of simulation (a probe setting of the same shape).
+  // Loaded only for a merge: the YAML parser it brings is not needed otherwise.
+  const mergeConfig = o.merge ? (await import('./merge.js')).mergeConfig : undefined;
+  if (o.merge && mergeConfig) mergeConfig({ target, maxBatchSize: B, delay: 0.001, preferredBatchSizes: [] }, o.merge.text, o.merge.file, { modelName: o.modelName, maxEnqueuedBatches: 10 });
   const tuning = { requests: o.tuningRequests ?? 200_000, seed: seed + 1, signal: o.signal, onProgress: o.onProgress };
   o.onProgress?.('solving the optimal policy');
   const solved = await solveScenario(scenario, { signal: o.signal, backend: o.backend });
@@ -90,5 +99,6 @@ export async function exportPolicy(input: unknown, target: ExportTarget, o: Expo
     exported: side.exported,
     gap: side.gap,
     trials,
+    ...(o.merge && mergeConfig ? { merged: mergeConfig(setting, o.merge.text, o.merge.file, { modelName: o.modelName, maxEnqueuedBatches }) } : {}),
   };
 }

@@ -22,16 +22,17 @@ export interface ConfigSetting {
   readonly notes: string[];
 }
 
-export function readConfig(target: ExportTarget, text: string, file: string, B: number): ConfigSetting {
+/** `name` picks the model (TorchServe's models map) or deployment (a Ray Serve config) where the file holds several; default the first. */
+export function readConfig(target: ExportTarget, text: string, file: string, B: number, name?: string): ConfigSetting {
   switch (target) {
     case 'triton':
       return triton(parseTextProto(text, file), file, B);
     case 'tf-serving':
       return tfServing(parseTextProto(text, file), file, B);
     case 'torchserve':
-      return torchServe(text, file, B);
+      return torchServe(text, file, B, name);
     case 'ray-serve':
-      return rayServe(text, file, B);
+      return rayServe(text, file, B, name);
   }
 }
 
@@ -73,14 +74,14 @@ function tfServing(m: TextMessage, file: string, B: number): ConfigSetting {
 }
 
 /** TorchServe's defaults (ModelManager, RegisterModelRequest): batchSize 1, maxBatchDelay 100 ms. */
-function torchServe(text: string, file: string, B: number): ConfigSetting {
+function torchServe(text: string, file: string, B: number, name: string | undefined): ConfigSetting {
   let entry: Record<string, unknown>;
   let yaml = false;
   const line = text.split(/\r?\n/).find((l) => /^\s*models\s*[=:]/.test(l));
   if (line !== undefined) {
     // config.properties: the models JSON, first model, its default version (else the first).
     const models = jsonOf(line.replace(/^\s*models\s*[=:]\s*/, ''), `${file}.models`) as Record<string, Record<string, Record<string, unknown>>>;
-    const versions = Object.values(models)[0] ?? {};
+    const versions = (name === undefined ? undefined : models[name]) ?? Object.values(models)[0] ?? {};
     entry = Object.values(versions).find((v) => v.defaultVersion === true) ?? Object.values(versions)[0] ?? {};
   } else {
     entry = (parseYaml(text) ?? {}) as Record<string, unknown>;
@@ -106,10 +107,10 @@ function torchServe(text: string, file: string, B: number): ConfigSetting {
 }
 
 /** Ray's defaults: @serve.batch max_batch_size 10, batch_wait_timeout_s 0.01; max_ongoing_requests 5. */
-function rayServe(text: string, file: string, B: number): ConfigSetting {
+function rayServe(text: string, file: string, B: number, name: string | undefined): ConfigSetting {
   let o = (/@serve\.(batch|deployment)\s*\(/.test(text) ? pythonKwargs(text) : (parseYaml(text) ?? {})) as Record<string, unknown>;
   const apps = o.applications as { deployments?: Record<string, unknown>[] }[] | undefined;
-  if (Array.isArray(apps)) o = apps[0]?.deployments?.[0] ?? {};
+  if (Array.isArray(apps)) o = apps.flatMap((a) => a.deployments ?? []).find((d) => name !== undefined && d.name === name) ?? apps[0]?.deployments?.[0] ?? {};
   const user = (o.user_config ?? {}) as Record<string, unknown>;
   const get = (k: string): unknown => o[k] ?? user[k];
   const num = (k: string, fallback: number): number => {

@@ -27,6 +27,9 @@ export function renderSetting(s: BatchingSetting, c: RenderContext): string {
 
 const micros = (seconds: number): number => Math.round(seconds * 1e6);
 
+/** Triton's instance_group as the export writes it: one instance on GPU 0. */
+export const TRITON_INSTANCE_GROUP: readonly string[] = ['instance_group [', '  {', '    count: 1', '    kind: KIND_GPU', '    gpus: [ 0 ]', '  }', ']'];
+
 /** config.pbtxt (protobuf text format): model-level max_batch_size and the dynamic_batching block. */
 function triton(s: BatchingSetting, c: RenderContext): string {
   const lines = [`# config.pbtxt — ${c.note}`, `max_batch_size: ${s.maxBatchSize}`, 'dynamic_batching {'];
@@ -35,13 +38,7 @@ function triton(s: BatchingSetting, c: RenderContext): string {
   lines.push(
     '# one instance on one GPU: one batch in service at a time, as modelled (without `gpus`',
     '# Triton puts `count` instances on every visible GPU, all fed by this one queue)',
-    'instance_group [',
-    '  {',
-    '    count: 1',
-    '    kind: KIND_GPU',
-    '    gpus: [ 0 ]',
-    '  }',
-    ']',
+    ...TRITON_INSTANCE_GROUP,
   );
   return lines.join('\n') + '\n';
 }
@@ -140,7 +137,7 @@ export function assumptions(s: BatchingSetting, c: Pick<RenderContext, 'maxEnque
 }
 
 /** A float literal Python reads back exactly (6 significant digits of seconds are whole µs here). */
-function pythonFloat(v: number): string {
+export function pythonFloat(v: number): string {
   const t = String(+v.toPrecision(6));
   return t.includes('.') || t.includes('e') ? t : `${t}.0`;
 }

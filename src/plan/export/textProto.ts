@@ -106,8 +106,15 @@ export function intList(m: TextMessage, name: string, file: string): number[] {
   });
 }
 
-function tokenize(text: string, file: string): { text: string; line: number }[] {
-  const out: { text: string; line: number }[] = [];
+/** One token of the text format: its text, line (1-based) and offset in the file. */
+export interface Token {
+  readonly text: string;
+  readonly line: number;
+  readonly start: number;
+}
+
+export function tokenize(text: string, file: string): Token[] {
+  const out: Token[] = [];
   const re = /\s+|#[^\n]*|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|[{}[\]<>:,;]|[^\s{}[\]<>:,;#"']+/gy;
   let line = 1;
   let pos = 0;
@@ -116,7 +123,7 @@ function tokenize(text: string, file: string): { text: string; line: number }[] 
     const m = re.exec(text);
     if (m === null) throw new ScenarioError(file, `line ${line}: cannot read ${JSON.stringify(text.slice(pos, pos + 20))}`);
     const t = m[0];
-    if (!/^\s/.test(t) && !t.startsWith('#')) out.push({ text: t, line });
+    if (!/^\s/.test(t) && !t.startsWith('#')) out.push({ text: t, line, start: pos });
     line += t.split('\n').length - 1;
     pos = re.lastIndex;
   }
