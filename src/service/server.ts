@@ -89,7 +89,7 @@ export class BatchwiseServer {
     const limits: ServiceLimits = { ...DEFAULT_LIMITS, ...opts.limits };
     const log = opts.logger ?? pino({ name: 'batchwise' });
     const credentials = serverCredentials(host, opts.tls, opts.insecure === true);
-    const metrics = new ServiceMetrics({ processMetrics: opts.processMetrics ?? true });
+    const metrics = new ServiceMetrics({ processMetrics: opts.processMetrics ?? true, service: SERVICE_NAME });
     const pool = new WorkerPool({
       size: limits.maxConcurrentSolves,
       maxQueued: limits.maxQueuedSolves,
@@ -119,7 +119,8 @@ export class BatchwiseServer {
       'grpc.max_send_message_length': limits.maxMessageBytes,
     });
     const packageDefinition = loadPackageDefinition({ defaults: false });
-    server.addService(serviceDefinition(packageDefinition), implementation(deps, { log, terminator, observer: metrics }));
+    server.addService(serviceDefinition(packageDefinition), implementation(deps, { log, terminator, observer: metrics.grpc }));
+    metrics.grpc.initialize(Object.entries(RPCS).map(([name, rpc]) => ({ name, type: rpc.kind === 'unary' ? 'unary' : 'server_stream' })));
     const health = new HealthImplementation({ '': 'SERVING', [SERVICE_NAME]: 'SERVING' });
     health.addToServer(server);
     reflectionService().addToServer(server);
