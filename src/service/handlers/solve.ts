@@ -3,10 +3,10 @@ import { progressInterval } from '../config.js';
 import { progressToProto } from '../convert/result.js';
 import type { SolveRequest, SolveUpdate } from '../messages.js';
 import type { ServerStreamingHandler } from '../rpc/context.js';
-import { inField, requalify } from '../rpc/errorTable.js';
+import { requalify } from '../rpc/errorTable.js';
 import type { SolveOutcome } from '../solving/coordinator.js';
 import { throttled } from '../solving/throttle.js';
-import { parseScenario, type ServiceDeps } from './deps.js';
+import { parseScenarioOffThread, type ServiceDeps } from './deps.js';
 
 /**
  * Solve: progress at most once per interval (the newest state each time), then exactly one
@@ -14,7 +14,9 @@ import { parseScenario, type ServiceDeps } from './deps.js';
  */
 export function createSolveHandler(deps: ServiceDeps): ServerStreamingHandler<SolveRequest, SolveUpdate> {
   return async function* solve(request, ctx) {
-    const scenario = inField('scenario.', () => parseScenario(request.scenario, deps.limits));
+    const scenario = await parseScenarioOffThread(request.scenario, deps, ctx.signal).catch((e: unknown) => {
+      throw requalify('scenario.', e);
+    });
     const B = scenario.params.maxBatchSize;
     ctx.facts.maxBatchSize = B;
     const interval = progressInterval(request.progressIntervalMs, deps.progressIntervalMs);

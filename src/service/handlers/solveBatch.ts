@@ -1,12 +1,13 @@
-import { canonicalKey } from '../cache/canonical.js';
-import { expandBatch } from '../batch/expand.js';
+import { openBatch } from '../batch/expand.js';
 import { routeTasks, type BatchTask } from '../batch/executor.js';
+import { prepareOnPool } from '../batch/prepareOnPool.js';
+import { fromWire } from '../pool/wire.js';
 import type { ScenarioResult, SolveBatchRequest } from '../messages.js';
 import type { ServerStreamingHandler } from '../rpc/context.js';
 import { inField, toStatus } from '../rpc/errorTable.js';
 import { Code, ServiceError, codeName } from '../rpc/status.js';
 import { mergeAsync } from '../util/asyncQueue.js';
-import { parseScenario, type ServiceDeps } from './deps.js';
+import type { ServiceDeps } from './deps.js';
 import type { BatchEntry } from '../batch/expand.js';
 
 /** What the call's log line reports, counted as results are handed to the transport (not as they are produced). */
@@ -20,17 +21,19 @@ interface BatchCounts {
 }
 
 /**
- * SolveBatch: expands a list or grid, answers invalid scenarios with an error entry and
- * cached ones at once, and streams the rest as the executors finish them. Every index
+ * SolveBatch: expands a list or grid a slice at a time and validates it on the pool (never on
+ * the thread that answers health checks and cancels), answers invalid scenarios with an error
+ * entry and cached ones at once, and streams the rest as the executors finish them. Every index
  * gets exactly one ScenarioResult; only a bad request as a whole fails the stream. A batch
  * that stops early (cancel, deadline, shutdown, a lost Redis) ends with that status, never
  * OK with results missing, and its log line counts only the results actually sent.
  */
 export function createSolveBatchHandler(deps: ServiceDeps): ServerStreamingHandler<SolveBatchRequest, ScenarioResult> {
   return async function* solveBatch(request, ctx) {
-    const entries = inField('', () => expandBatch(request, deps.limits.maxScenariosPerBatch));
+    const source = inField('', () => openBatch(request, deps.limits.maxScenariosPerBatch));
+    const total = source.count;
     const n: BatchCounts = { sent: 0, invalid: 0, cached: 0, failed: 0, solved: 0, iterations: 0 };
-    ctx.facts.scenarios = entries.length;
+    ctx.facts.scenarios = total;
     ctx.facts.warmStarts = request.disableWarmStart !== true;
     // Code after a `yield` runs only once the adapter has written that result and asks for the next.
     const record = (kind: 'invalid' | 'cached' | 'failed' | 'solved', iterations = 0): void => {
@@ -39,19 +42,17 @@ export function createSolveBatchHandler(deps: ServiceDeps): ServerStreamingHandl
       n.iterations += iterations;
     };
     try {
-      const byIndex = new Map<number, BatchEntry>(entries.map((e) => [e.index, e]));
+      const byIndex = new Map<number, BatchEntry>();
       const taskOf = new Map<number, BatchTask>();
       const tasks: BatchTask[] = [];
-      for (const entry of entries) {
-        let task: BatchTask;
-        try {
-          const scenario = parseScenario(entry.scenario, deps.limits);
-          task = { index: entry.index, scenario, key: canonicalKey(scenario), input: entry.scenario };
-        } catch (e) {
-          yield errorEntry(entry, e);
+      for await (const { entry, prepared } of prepareOnPool(source, { pool: deps.pool, limits: deps.limits, signal: ctx.signal })) {
+        if (!prepared.ok) {
+          yield errorEntry(entry, fromWire(prepared.error));
           record('invalid');
           continue;
         }
+        byIndex.set(entry.index, entry);
+        const task: BatchTask = { index: entry.index, scenario: prepared.scenario, key: prepared.key, input: entry.scenario };
         const hit = deps.cache.get(task.key);
         if (hit) {
           yield { index: entry.index, parameters: entry.parameters, result: hit.result, cached: true, warmStarted: false };
@@ -83,14 +84,14 @@ export function createSolveBatchHandler(deps: ServiceDeps): ServerStreamingHandl
         yield { index: entry.index, parameters: entry.parameters, result: o.result, cached: o.cached, warmStarted: o.warmStarted };
         record(o.cached ? 'cached' : 'solved', o.result.solver.totalIterations);
       }
-      if (n.sent < entries.length) {
+      if (n.sent < total) {
         // The executors stopped early. With the call's signal fired that is its status; without, a bug.
         if (ctx.signal.aborted) throw ctx.signal.reason;
         const names = groups.map((g) => g.executor.name).join(', ');
-        throw new ServiceError(Code.INTERNAL, `${entries.length - n.sent} of ${entries.length} scenarios got no result (executors: ${names})`);
+        throw new ServiceError(Code.INTERNAL, `${total - n.sent} of ${total} scenarios got no result (executors: ${names})`);
       }
     } finally {
-      Object.assign(ctx.facts, { ...n, unanswered: entries.length - n.sent });
+      Object.assign(ctx.facts, { ...n, unanswered: total - n.sent });
     }
   };
 }
