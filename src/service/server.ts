@@ -93,6 +93,7 @@ export class BatchwiseServer {
     const pool = new WorkerPool({
       size: limits.maxConcurrentSolves,
       maxQueued: limits.maxQueuedSolves,
+      maxQueuedPerPeer: limits.maxQueuedPerPeer,
       setupModules: opts.workerSetupModules,
       abortGraceMs: opts.abortGraceMs,
     });

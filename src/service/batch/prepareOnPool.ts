@@ -12,6 +12,9 @@ export interface PrepareOptions {
   readonly pool: WorkerPool;
   readonly limits: ServiceLimits;
   readonly signal: AbortSignal;
+  /** The call's flow and peer in the pool's fair queue. */
+  readonly flow?: string;
+  readonly peer?: string;
 }
 
 /**
@@ -30,7 +33,7 @@ export async function* prepareOnPool(source: BatchSource, opts: PrepareOptions):
     const from = starts[next++];
     const entries = source.entries(from, from + slice);
     const job = opts.pool
-      .submit('prepare', { scenarios: entries.map((e) => e.scenario), limits: opts.limits }, { signal: opts.signal, bounded: false })
+      .submit('prepare', { scenarios: entries.map((e) => e.scenario), limits: opts.limits }, { signal: opts.signal, bounded: false, flow: opts.flow, peer: opts.peer })
       .then((prepared) => ({ entries, prepared }));
     job.catch(() => undefined); // awaited below; one left behind by an early stop must not be "unhandled"
     inFlight.push(job);

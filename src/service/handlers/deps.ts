@@ -5,6 +5,7 @@ import { carriesTrace, parseScenario } from '../convert/parse.js';
 import { fromWire } from '../pool/wire.js';
 import type { BatchExecutor } from '../batch/executor.js';
 import type { WorkerPool } from '../pool/workerPool.js';
+import type { CallContext } from '../rpc/context.js';
 import type { SolveCoordinator } from '../solving/coordinator.js';
 
 /** What handlers may use. A new RPC takes what it needs from here (add fields as needed). */
@@ -23,14 +24,19 @@ export interface ServiceDeps {
 
 export { parseScenario } from '../convert/parse.js';
 
+/** A call's pool options: its signal, and its flow and peer for the fair queue and the per-peer bound. */
+export function onPool(ctx: CallContext): { signal: AbortSignal; flow: string; peer: string } {
+  return { signal: ctx.signal, flow: ctx.callId, peer: ctx.peer };
+}
+
 /**
  * parseScenario for one call's scenario, off the main thread when it is heavy (a trace to fit):
  * then as a `prepare` job on the pool, queued like the call's other work. Field paths relative
  * to the scenario, as parseScenario's.
  */
-export async function parseScenarioOffThread(raw: unknown, deps: ServiceDeps, signal: AbortSignal): Promise<ValidatedScenario> {
+export async function parseScenarioOffThread(raw: unknown, deps: ServiceDeps, ctx: CallContext): Promise<ValidatedScenario> {
   if (!carriesTrace(raw)) return parseScenario(raw, deps.limits);
-  const [p] = await deps.pool.submit('prepare', { scenarios: [raw], limits: deps.limits }, { signal, bounded: true });
+  const [p] = await deps.pool.submit('prepare', { scenarios: [raw], limits: deps.limits }, { ...onPool(ctx), bounded: true });
   if (!p.ok) throw fromWire(p.error);
   return p.scenario;
 }

@@ -7,6 +7,7 @@ import type { ServerStreamingHandler } from '../rpc/context.js';
 import { inField, toStatus } from '../rpc/errorTable.js';
 import { Code, ServiceError, codeName } from '../rpc/status.js';
 import { mergeAsync } from '../util/asyncQueue.js';
+import { checkWork } from '../solving/work.js';
 import type { ServiceDeps } from './deps.js';
 import type { BatchEntry } from '../batch/expand.js';
 
@@ -42,31 +43,43 @@ export function createSolveBatchHandler(deps: ServiceDeps): ServerStreamingHandl
       n.iterations += iterations;
     };
     try {
+      const refused = deps.pool.peerRefusal(ctx.peer);
+      if (refused) throw refused;
       const byIndex = new Map<number, BatchEntry>();
       const taskOf = new Map<number, BatchTask>();
       const tasks: BatchTask[] = [];
-      for await (const { entry, prepared } of prepareOnPool(source, { pool: deps.pool, limits: deps.limits, signal: ctx.signal })) {
+      // Answers known before any solve (refusals, cache hits) wait until the work bound is checked.
+      const early: Array<{ message: ScenarioResult; kind: 'invalid' | 'cached' }> = [];
+      let work = 0;
+      for await (const { entry, prepared } of prepareOnPool(source, { pool: deps.pool, limits: deps.limits, signal: ctx.signal, flow: ctx.callId, peer: ctx.peer })) {
         if (!prepared.ok) {
-          yield errorEntry(entry, fromWire(prepared.error));
-          record('invalid');
+          early.push({ message: errorEntry(entry, fromWire(prepared.error)), kind: 'invalid' });
           continue;
         }
         byIndex.set(entry.index, entry);
         const task: BatchTask = { index: entry.index, scenario: prepared.scenario, key: prepared.key, input: entry.scenario };
         const hit = deps.cache.get(task.key);
         if (hit) {
-          yield { index: entry.index, parameters: entry.parameters, result: hit.result, cached: true, warmStarted: false };
-          record('cached');
+          early.push({ message: { index: entry.index, parameters: entry.parameters, result: hit.result, cached: true, warmStarted: false }, kind: 'cached' });
         } else {
           tasks.push(task);
           taskOf.set(task.index, task);
+          work += prepared.work;
         }
+      }
+      ctx.facts.estimatedWork = work;
+      checkWork(work, deps.limits.maxWorkPerCall, request.grid ? 'grid' : 'list.scenarios', `its ${tasks.length} scenarios to solve need`);
+      for (const { message, kind } of early) {
+        yield message;
+        record(kind);
       }
       const groups = routeTasks(tasks, deps.batchExecutors(), deps.cpuBatchExecutor);
       const context = {
         signal: ctx.signal,
         warmStarts: request.disableWarmStart !== true,
         nearest: (s: BatchTask['scenario']) => deps.cache.nearest(s),
+        flow: ctx.callId,
+        peer: ctx.peer,
       };
       for await (const o of mergeAsync(groups.map((g) => g.executor.run(g.tasks, context)))) {
         const entry = byIndex.get(o.index);

@@ -39,6 +39,7 @@ export interface AdapterDeps {
 type AnyCall = grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown>;
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+let calls = 0;
 
 interface LiveContext {
   readonly ctx: CallContext;
@@ -73,7 +74,8 @@ function openContext(rpc: string, type: GrpcType, call: AnyCall, deps: AdapterDe
     ? setTimeout(() => controller.abort(deadlineExceeded()), Math.max(0, deadline - Date.now()))
     : undefined;
   const unregister = deps.terminator.register(controller);
-  const ctx: CallContext = { signal: controller.signal, log, requestId, deadline, metadata, facts: {} };
+  const peer = typeof call.getPeer === 'function' ? call.getPeer() : 'unknown';
+  const ctx: CallContext = { signal: controller.signal, log, requestId, callId: `call-${++calls}`, peer, deadline, metadata, facts: {} };
   let finished = false;
   let messagesSent = 0;
   return {
