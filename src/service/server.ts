@@ -40,7 +40,7 @@ export interface ServerOptions {
   readonly progressIntervalMs?: number;
   /** How long shutdown lets running calls finish before aborting them (default 10 s). */
   readonly shutdownGraceMs?: number;
-  /** How long a cancelled job may take to stop before its worker is replaced (default 100 ms). */
+  /** How long a cancelled job may take to stop before its worker is replaced (default 1 s; the solvers stop within milliseconds). */
   readonly abortGraceMs?: number;
   /** Modules each worker thread imports first (e.g. to register a GPU provider there). */
   readonly workerSetupModules?: readonly string[];

@@ -11,7 +11,9 @@ export interface PoolOptions {
   readonly setupModules?: readonly string[];
   /**
    * How long an aborted job may take to stop by itself before its worker is terminated and
-   * replaced (default 100 ms: the service promises a cancelled solve stops within that).
+   * replaced (default 1 s). The solvers see a cancel within milliseconds (the shared cancel
+   * flag, checked between sweeps and every few hundred states within one), so this is a backstop
+   * for code without cancel points.
    */
   readonly abortGraceMs?: number;
 }
@@ -30,6 +32,8 @@ export interface JobEnd {
   readonly abortLatencyMs?: number;
   /** The job did not stop in time and its worker was terminated (a fresh one replaces it). */
   readonly killed?: boolean;
+  /** The worker thread that ran it (the same id again: the thread was reused, not replaced). */
+  readonly threadId: number;
 }
 
 export interface SubmitOptions<P> {

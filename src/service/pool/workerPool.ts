@@ -27,6 +27,8 @@ interface Job {
 
 interface Slot {
   worker: Worker;
+  /** Shared with the worker: the id of the job to abort, read by its solver synchronously. */
+  readonly cancelFlag: Int32Array;
   ready: boolean;
   job?: Job;
   killTimer?: NodeJS.Timeout;
@@ -139,7 +141,8 @@ export class WorkerPool {
   }
 
   private spawn(): Slot {
-    const slot: Slot = { worker: startWorker(this.opts.setupModules ?? []), ready: false };
+    const cancelFlag = new Int32Array(new SharedArrayBuffer(4));
+    const slot: Slot = { worker: startWorker(this.opts.setupModules ?? [], cancelFlag), cancelFlag, ready: false };
     slot.worker.on('message', (m: FromWorker) => this.onMessage(slot, m));
     slot.worker.on('error', (e) => this.onCrash(slot, e));
     slot.worker.on('exit', (code) => {
@@ -171,8 +174,9 @@ export class WorkerPool {
     if (!slot) return;
     job.abortedAt = performance.now();
     this.settle(job, undefined, abortErrorOf(signal));
+    Atomics.store(slot.cancelFlag, 0, job.id);
     slot.worker.postMessage({ type: 'abort', id: job.id } satisfies ToWorker);
-    slot.killTimer = setTimeout(() => this.replace(slot, 'aborted'), this.opts.abortGraceMs ?? 100);
+    slot.killTimer = setTimeout(() => this.replace(slot, 'aborted'), this.opts.abortGraceMs ?? 1000);
   }
 
   private onMessage(slot: Slot, m: FromWorker): void {
@@ -194,6 +198,7 @@ export class WorkerPool {
     this.emitEnd({
       kind: job.kind,
       outcome,
+      threadId: slot.worker.threadId,
       seconds: (performance.now() - job.started) / 1000,
       ...(aborted ? { abortLatencyMs: performance.now() - job.abortedAt! } : {}),
     });
@@ -217,6 +222,7 @@ export class WorkerPool {
       this.emitEnd({
         kind: job.kind,
         outcome,
+        threadId: slot.worker.threadId,
         seconds: (performance.now() - job.started) / 1000,
         killed: true,
         ...(job.abortedAt !== undefined ? { abortLatencyMs: performance.now() - job.abortedAt } : {}),
