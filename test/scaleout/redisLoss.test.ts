@@ -1,9 +1,9 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RemoteError } from '../../src/service/client.js';
 import type { ScenarioResult } from '../../src/service/messages.js';
 import { startHarness, type Harness } from '../service/support/harness.js';
 import { testGrid } from './grid.js';
-import { REDIS_URL, SKIP_REASON, freshNamespace, privateRedis, spawnWorker, type PrivateRedis, type WorkerProcess } from './support.js';
+import { REDIS_URL, SKIP_REASON, cleanupsAfterAll, freshNamespace, privateRedis, spawnWorker, type PrivateRedis, type WorkerProcess } from './support.js';
 
 if (!REDIS_URL) console.warn(`test/scaleout: skipped: ${SKIP_REASON}`);
 
@@ -15,10 +15,7 @@ if (!REDIS_URL) console.warn(`test/scaleout: skipped: ${SKIP_REASON}`);
  * it hung; it must end UNAVAILABLE, with every result received before that one of a kind.
  */
 describe.skipIf(!REDIS_URL)('a lost Redis ends the batch with UNAVAILABLE', () => {
-  const cleanups: Array<() => Promise<void>> = [];
-  afterAll(async () => {
-    for (const c of cleanups.reverse()) await c().catch(() => undefined);
-  }, 60_000);
+  const cleanups = cleanupsAfterAll();
 
   async function setup(): Promise<{ redis: PrivateRedis; h: Harness; worker: WorkerProcess }> {
     const redis = await privateRedis();

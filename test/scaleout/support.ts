@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer, type AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
+import { afterAll } from 'vitest';
 
 /**
  * The Redis the scale-out tests run against: BATCHWISE_TEST_REDIS (e.g. redis://127.0.0.1:6390,
@@ -9,6 +10,18 @@ import { Redis } from 'ioredis';
  */
 export const REDIS_URL = process.env.BATCHWISE_TEST_REDIS;
 export const SKIP_REASON = 'BATCHWISE_TEST_REDIS is unset (e.g. redis://127.0.0.1:6390); the scale-out tests need a real Redis';
+
+/**
+ * Cleanups a test file registers as it goes (workers, servers, namespaces), run in reverse
+ * order after its last test, each failure ignored. Call at the top of a describe block.
+ */
+export function cleanupsAfterAll(): Array<() => Promise<void>> {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterAll(async () => {
+    for (const c of cleanups.reverse()) await c().catch(() => undefined);
+  }, 60_000);
+  return cleanups;
+}
 
 /** A namespace of its own per test, so test files running at once never share a queue or cache. */
 export const freshNamespace = (): string => `bwtest-${randomUUID().slice(0, 8)}`;

@@ -1,6 +1,6 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { longScenario, startHarness } from '../service/support/harness.js';
-import { REDIS_URL, SKIP_REASON, dropNamespace, eventually, freshNamespace, redisClient, spawnWorker } from './support.js';
+import { REDIS_URL, SKIP_REASON, cleanupsAfterAll, dropNamespace, eventually, freshNamespace, redisClient, spawnWorker } from './support.js';
 
 if (!REDIS_URL) console.warn(`test/scaleout: skipped: ${SKIP_REASON}`);
 
@@ -12,10 +12,7 @@ if (!REDIS_URL) console.warn(`test/scaleout: skipped: ${SKIP_REASON}`);
  * means it stopped that solve on the cancel, not at its end.
  */
 describe.skipIf(!REDIS_URL)('batchwise worker and a cancelled batch', () => {
-  const cleanups: Array<() => Promise<void>> = [];
-  afterAll(async () => {
-    for (const c of cleanups.reverse()) await c().catch(() => undefined);
-  }, 60_000);
+  const cleanups = cleanupsAfterAll();
 
   it('aborts the chunk’s running solve when the batch is cancelled; the thread is kept', async () => {
     const ns = freshNamespace();
