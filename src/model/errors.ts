@@ -34,8 +34,24 @@ export class AbortError extends Error {
   }
 }
 
-/** Throws AbortError when the signal has fired. Cheap enough to call between sweeps. */
+let abortPoll: (() => void) | undefined;
+
+/**
+ * Installs a synchronous check that every throwIfAborted runs first. A pool worker thread
+ * installs one that reads the cancel flag the main thread writes to shared memory and aborts
+ * the running job's controller: a message could only arrive when the event loop turns, which a
+ * long synchronous step (one exact evaluation of a large chain) does not let it do.
+ */
+export function setAbortPoll(poll: (() => void) | undefined): void {
+  abortPoll = poll;
+}
+
+/**
+ * Throws AbortError when the signal has fired. Cheap enough to call between sweeps and every few
+ * hundred states inside one (the long loops do), so a cancel reaches a solve within milliseconds.
+ */
 export function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal && abortPoll) abortPoll();
   if (signal?.aborted) {
     const r: unknown = signal.reason;
     throw new AbortError(r instanceof Error ? r.message : typeof r === 'string' ? r : undefined);

@@ -1,3 +1,5 @@
+import { throwIfAborted } from '../model/errors.js';
+
 /**
  * A Markov (or, with the tail extrapolation, pseudo-Markov) chain with a banded transition
  * matrix, plus one reward and one sojourn per state, and its exact reduction by state
@@ -68,6 +70,8 @@ export interface SolveChainOptions {
    * where h is large (deep queues), which otherwise keep the Odoni bounds apart. Default 0.
    */
   readonly refine?: number;
+  /** Checked every 256 eliminated states: a reduction of a large chain takes seconds. */
+  readonly signal?: AbortSignal;
 }
 
 /** Raised internally when the chosen reference cannot be reached from a state that is recurrent. */
@@ -85,7 +89,7 @@ export function solveChain(ch: BandChain, opts: SolveChainOptions = {}): ChainSo
   let ref = Math.min(Math.max(opts.ref ?? 0, 0), ch.n - 1);
   for (;;) {
     try {
-      const sol = reduce(ch, ref);
+      const sol = reduce(ch, ref, opts.signal);
       for (let round = 0; round < (opts.refine ?? 0); round++) refineOnce(ch, sol);
       const { gain, values, stationary, mode } = sol;
       return { gain, values, stationary, ref, mode };
@@ -125,7 +129,7 @@ interface Multipliers {
   readonly span: number;
 }
 
-function reduce(ch: BandChain, ref: number): Reduction {
+function reduce(ch: BandChain, ref: number, signal: AbortSignal | undefined): Reduction {
   const { n, lo, hi, width: W } = ch;
   const a = ch.a.slice();
   const d = new Float64Array(n);
@@ -135,6 +139,7 @@ function reduce(ch: BandChain, ref: number): Reduction {
 
   // Phase 1: eliminate 0..ref−1 upwards (the remaining states are all above k).
   for (let k = 0; k < ref; k++) {
+    if ((k & 255) === 0) throwIfAborted(signal);
     const rk = row(k);
     const jhi = Math.min(n - 1, k + hi);
     let dk = 0;
@@ -156,6 +161,7 @@ function reduce(ch: BandChain, ref: number): Reduction {
   }
   // Phase 2: eliminate n−1..ref+1 downwards (the remaining states are in [ref, k)).
   for (let k = n - 1; k > ref; k--) {
+    if ((k & 255) === 0) throwIfAborted(signal);
     const rk = row(k);
     const jlo = Math.max(ref, k - lo);
     let dk = 0;

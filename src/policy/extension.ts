@@ -76,7 +76,7 @@ export function* extendedSolutions(
       out.mode[0] = 0;
       return 1;
     });
-    const nu = solveChain(chain).stationary;
+    const nu = solveChain(chain, { signal: opts.signal }).stationary;
     const massIn = (from: number, to: number): number => {
       let m = 0;
       for (let x = Math.max(0, from) * M; x < Math.min(to, n) * M; x++) m += nu[x];

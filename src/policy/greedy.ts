@@ -1,4 +1,5 @@
 import type { CompiledModel } from '../model/compile.js';
+import { throwIfAborted } from '../model/errors.js';
 
 /** Relative difference under which two action values count as tied. */
 const TIE = 1e-12;
@@ -21,6 +22,8 @@ export function bellmanStep(
   keep?: Int32Array,
   /** When given, receives each state's wait value (Infinity at S), for lookAheadAlongWaits. */
   waits?: Float64Array,
+  /** Checked every 1024 queue levels: one sweep over a large model takes a good part of a second. */
+  signal?: AbortSignal,
 ): void {
   const { S, B, M, tau, costSlope, waitRate, phaseRate, kappa, sojourn } = model;
   const { pmfOffset, pmfStart, pmfLength, pmf, tailFirstState, tailStart, tailCoef } = model;
@@ -28,6 +31,7 @@ export function bellmanStep(
   const top1 = (S - 1) * M;
   const top2 = (S - 2) * M;
   for (let s = 0; s <= S; s++) {
+    if ((s & 1023) === 0) throwIfAborted(signal);
     const hold = costSlope * s;
     const row = s * M;
     const bmax = s < B ? s : B;

@@ -21,7 +21,7 @@ export interface ModelEvaluation {
  * the evaluation step of policy iteration. The flat s-major order makes the chain banded
  * (modelBand), so one GTH reduction serves every number of phases.
  */
-export function evaluateOnModel(model: CompiledModel, policy: Int32Array, ref?: number): ModelEvaluation {
+export function evaluateOnModel(model: CompiledModel, policy: Int32Array, ref?: number, signal?: AbortSignal): ModelEvaluation {
   const { S, M, costSlope, rates, process, kappa, sojourn, pmfOffset, pmfStart, pmfLength, pmf } = model;
   const { tailFirstState, tailStart, tailCoef } = model;
   const Q = process.generator;
@@ -64,8 +64,8 @@ export function evaluateOnModel(model: CompiledModel, policy: Int32Array, ref?: 
   // stationary distribution is accurate from any reference. So solve from the hint (a
   // previous, similar policy's mode) and solve again from this policy's mode if the hint
   // turns out to be rare here.
-  let sol = solveChain(ch, { ref: ref ?? 0, refine: REFINE_ROUNDS });
-  if (!(sol.stationary[sol.ref] >= LIKELY * sol.stationary[sol.mode])) sol = solveChain(ch, { ref: sol.mode, refine: REFINE_ROUNDS });
+  let sol = solveChain(ch, { ref: ref ?? 0, refine: REFINE_ROUNDS, signal });
+  if (!(sol.stationary[sol.ref] >= LIKELY * sol.stationary[sol.mode])) sol = solveChain(ch, { ref: sol.mode, refine: REFINE_ROUNDS, signal });
   const h = sol.values;
   const h0 = h[0];
   for (let x = 0; x < n; x++) h[x] -= h0;

@@ -21,6 +21,11 @@ export const keys = {
   results: (ns: string, batchId: string) => `${ns}:batch:${batchId}:results`,
   /** List of indices whose outcome was just written, in landing order; the server pops it. */
   done: (ns: string, batchId: string) => `${ns}:batch:${batchId}:done`,
+  /**
+   * Set by the server before it enqueues the batch; gone means Redis lost the batch's state
+   * (restarted without persistence, flushed, evicted), and with it the chunks still queued.
+   */
+  alive: (ns: string, batchId: string) => `${ns}:batch:${batchId}:alive`,
   /** Present once the batch was cancelled: workers skip what is left of its chunks. */
   cancelled: (ns: string, batchId: string) => `${ns}:batch:${batchId}:cancelled`,
 } as const;

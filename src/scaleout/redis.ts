@@ -25,6 +25,14 @@ export function redisUnavailable(what: string): ServiceError {
   return new ServiceError(Code.UNAVAILABLE, `Redis unreachable: ${what}`);
 }
 
+/** Redis answers but no longer holds the batch: it restarted empty, was flushed or evicted the batch's keys. */
+export function redisLostBatch(unanswered: number, total: number): ServiceError {
+  return new ServiceError(
+    Code.UNAVAILABLE,
+    `Redis lost the batch's state (restarted without persistence, flushed or evicted), so ${unanswered} of ${total} queued scenarios will not be solved; call again`,
+  );
+}
+
 /** Resolves as `p` does, or rejects with UNAVAILABLE after `ms`. */
 export async function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

@@ -7,7 +7,7 @@ import type { BatchContext, BatchExecutor, BatchOutcome, BatchTask } from '../se
 import { chunkSizeFor, splitIntoChunks } from './chunks.js';
 import { ScaleoutMetrics } from './metrics.js';
 import { BATCH_KEY_TTL_S, DEFAULT_NAMESPACE, QUEUE_NAME, decode, fromWireError, jobId, keys, type ChunkJob } from './protocol.js';
-import { DEFAULT_REDIS_TIMEOUT_MS, closeRedis, connectRedis, withTimeout } from './redis.js';
+import { DEFAULT_REDIS_TIMEOUT_MS, closeRedis, connectRedis, redisLostBatch, withTimeout } from './redis.js';
 import { SharedResultCache, type SharedCacheOptions } from './sharedCache.js';
 
 export interface RedisExecutorOptions {
@@ -26,12 +26,17 @@ export interface RedisExecutorOptions {
   readonly registry?: Registry;
 }
 
+/** How often a batch waiting on results checks that Redis still holds it (its `alive` key). */
+const ALIVE_CHECK_MS = 1000;
+
 /**
  * SolveBatch on a BullMQ queue (`serve --redis`): answers what the shared cache holds, cuts
  * the rest into chunks of neighbours, enqueues them, and yields each index's outcome as
  * workers write it. Exactly once: workers write each index once (HSETNX) and the server
  * yields an index only the first time it sees it. Cancellation marks the batch cancelled and
- * removes its chunks still waiting.
+ * removes its chunks still waiting. A lost Redis ends the batch UNAVAILABLE: unreachable
+ * (every round trip is bounded) or back but empty (the batch's `alive` key is gone, checked
+ * every second), since the chunks still queued went with it.
  */
 export class RedisBatchExecutor implements BatchExecutor {
   readonly name = 'redis-queue';
@@ -100,9 +105,16 @@ export class RedisBatchExecutor implements BatchExecutor {
         data: { batchId, chunk: i, items: c.map((t) => ({ index: t.index, key: t.key, input: t.input })), warmStarts: ctx.warmStarts, maxStates: this.opts.maxStates, enqueuedAt },
         opts: { jobId: jobId(batchId, i) },
       }));
+      const alive = keys.alive(this.ns, batchId);
+      await withTimeout(this.redis.set(alive, '1', 'EX', BATCH_KEY_TTL_S), this.timeoutMs, 'SET alive');
       await withTimeout(this.queue.addBulk(jobs), this.timeoutMs + 100 * Math.ceil(jobs.length / 100), 'enqueue');
       this.metrics?.chunksEnqueued.inc(chunks.length);
+      let checked = performance.now();
       while (pending.size > 0 && !ctx.signal.aborted) {
+        if (performance.now() - checked >= ALIVE_CHECK_MS) {
+          checked = performance.now();
+          if (!(await withTimeout(this.redis.exists(alive), this.timeoutMs, 'EXISTS alive'))) throw redisLostBatch(pending.size, todo.length);
+        }
         let first: [string, string] | null;
         try {
           first = await withTimeout(blocking.blpop(keys.done(this.ns, batchId), 1), 1000 + this.timeoutMs, 'waiting for results');
@@ -143,7 +155,7 @@ export class RedisBatchExecutor implements BatchExecutor {
         // remove() refuses chunks a worker holds; those see the cancel mark and stop.
         await withTimeout(Promise.allSettled(Array.from({ length: chunks }, (_, i) => this.queue.remove(jobId(batchId, i)))), t * 2, 'remove chunks');
       }
-      await withTimeout(this.redis.del(keys.results(this.ns, batchId), keys.done(this.ns, batchId)), t, 'DEL');
+      await withTimeout(this.redis.del(keys.results(this.ns, batchId), keys.done(this.ns, batchId), keys.alive(this.ns, batchId)), t, 'DEL');
     } catch (e) {
       this.opts.log.warn({ batchId, err: e instanceof Error ? e.message : String(e) }, 'batch cleanup incomplete (keys expire on their own)');
     }

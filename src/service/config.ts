@@ -15,6 +15,14 @@ export interface ServiceLimits {
   readonly maxConcurrentSolves: number;
   /** Single requests that may wait for a worker; past this, RESOURCE_EXHAUSTED. */
   readonly maxQueuedSolves: number;
+  /** Calls one peer (client connection) may have waiting for a worker; past this, RESOURCE_EXHAUSTED. */
+  readonly maxQueuedPerPeer: number;
+  /**
+   * Most estimated work of one call: band entries (states × band width) of its solves, summed
+   * over a batch's scenarios not answered from the cache (solving/work.ts); past this,
+   * RESOURCE_EXHAUSTED before any solve starts.
+   */
+  readonly maxWorkPerCall: number;
   /** Largest request / response message, bytes. */
   readonly maxMessageBytes: number;
 }
@@ -25,6 +33,8 @@ export const DEFAULT_LIMITS: ServiceLimits = {
   maxScenariosPerBatch: 10_000,
   maxConcurrentSolves: Math.max(1, availableParallelism()),
   maxQueuedSolves: 64,
+  maxQueuedPerPeer: 16,
+  maxWorkPerCall: 1e10,
   maxMessageBytes: 16 * 1024 * 1024,
 };
 

@@ -2,22 +2,18 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { SolveResult } from '../solve/result.js';
+import { GrpcServerMetrics } from './grpcMetrics.js';
 import type { JobEnd, PoolStats } from './pool/workerPool.js';
 
 /**
  * The service's Prometheus metrics, in a registry of its own (so several servers in one
- * process, as in the tests, do not collide). Names are prefixed `batchwise_`.
+ * process, as in the tests, do not collide): the standard gRPC server metrics (`grpc_server_*`,
+ * grpcMetrics.ts) and the service's own, prefixed `batchwise_`.
  */
 export class ServiceMetrics {
   readonly registry = new Registry();
-  readonly rpcs = new Counter({ name: 'batchwise_rpcs_total', help: 'Finished RPCs by method and status code', labelNames: ['method', 'code'] as const, registers: [this.registry] });
-  readonly rpcSeconds = new Histogram({
-    name: 'batchwise_rpc_duration_seconds',
-    help: 'RPC duration by method',
-    labelNames: ['method'] as const,
-    buckets: [0.005, 0.02, 0.1, 0.5, 2, 10, 60],
-    registers: [this.registry],
-  });
+  /** Calls by method and final status, messages sent, handling time: the call observer of the RPC adapter. */
+  readonly grpc: GrpcServerMetrics;
   readonly solveSeconds = new Histogram({
     name: 'batchwise_solve_duration_seconds',
     help: 'Wall time of finished solves (worker side), by backend',
@@ -45,13 +41,9 @@ export class ServiceMetrics {
   readonly inFlight = new Gauge({ name: 'batchwise_solves_in_flight', help: 'Jobs running on a worker', registers: [this.registry] });
   readonly queued = new Gauge({ name: 'batchwise_solves_queued', help: 'Jobs waiting for a worker', registers: [this.registry] });
 
-  constructor(opts: { processMetrics?: boolean } = {}) {
+  constructor(opts: { processMetrics?: boolean; service?: string } = {}) {
+    this.grpc = new GrpcServerMetrics(this.registry, opts.service ?? 'batchwise.v1.BatchingPolicy');
     if (opts.processMetrics) collectDefaultMetrics({ register: this.registry });
-  }
-
-  onCallEnd(method: string, code: string, seconds: number): void {
-    this.rpcs.inc({ method, code });
-    this.rpcSeconds.observe({ method }, seconds);
   }
 
   onPool(s: PoolStats): void {

@@ -40,7 +40,7 @@ export interface ServerOptions {
   readonly progressIntervalMs?: number;
   /** How long shutdown lets running calls finish before aborting them (default 10 s). */
   readonly shutdownGraceMs?: number;
-  /** How long a cancelled job may take to stop before its worker is replaced (default 100 ms). */
+  /** How long a cancelled job may take to stop before its worker is replaced (default 1 s; the solvers stop within milliseconds). */
   readonly abortGraceMs?: number;
   /** Modules each worker thread imports first (e.g. to register a GPU provider there). */
   readonly workerSetupModules?: readonly string[];
@@ -89,10 +89,11 @@ export class BatchwiseServer {
     const limits: ServiceLimits = { ...DEFAULT_LIMITS, ...opts.limits };
     const log = opts.logger ?? pino({ name: 'batchwise' });
     const credentials = serverCredentials(host, opts.tls, opts.insecure === true);
-    const metrics = new ServiceMetrics({ processMetrics: opts.processMetrics ?? true });
+    const metrics = new ServiceMetrics({ processMetrics: opts.processMetrics ?? true, service: SERVICE_NAME });
     const pool = new WorkerPool({
       size: limits.maxConcurrentSolves,
       maxQueued: limits.maxQueuedSolves,
+      maxQueuedPerPeer: limits.maxQueuedPerPeer,
       setupModules: opts.workerSetupModules,
       abortGraceMs: opts.abortGraceMs,
     });
@@ -119,7 +120,8 @@ export class BatchwiseServer {
       'grpc.max_send_message_length': limits.maxMessageBytes,
     });
     const packageDefinition = loadPackageDefinition({ defaults: false });
-    server.addService(serviceDefinition(packageDefinition), implementation(deps, { log, terminator, observer: metrics }));
+    server.addService(serviceDefinition(packageDefinition), implementation(deps, { log, terminator, observer: metrics.grpc }));
+    metrics.grpc.initialize(Object.entries(RPCS).map(([name, rpc]) => ({ name, type: rpc.kind === 'unary' ? 'unary' : 'server_stream' })));
     const health = new HealthImplementation({ '': 'SERVING', [SERVICE_NAME]: 'SERVING' });
     health.addToServer(server);
     reflectionService().addToServer(server);

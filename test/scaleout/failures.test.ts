@@ -1,20 +1,17 @@
 import { Queue } from 'bullmq';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RemoteError } from '../../src/service/client.js';
 import type { ScenarioResult } from '../../src/service/messages.js';
 import { QUEUE_NAME } from '../../src/scaleout/protocol.js';
 import { Code } from '../../src/service/rpc/status.js';
 import { sample, startHarness, type Harness } from '../service/support/harness.js';
 import { testGrid } from './grid.js';
-import { REDIS_URL, SKIP_REASON, dropNamespace, eventually, freshNamespace, redisClient, spawnWorker, type WorkerProcess } from './support.js';
+import { REDIS_URL, SKIP_REASON, cleanupsAfterAll, dropNamespace, eventually, freshNamespace, redisClient, spawnWorker, type WorkerProcess } from './support.js';
 
 if (!REDIS_URL) console.warn(`test/scaleout: skipped: ${SKIP_REASON}`);
 
 describe.skipIf(!REDIS_URL)('scale-out failures', () => {
-  const cleanups: Array<() => Promise<void>> = [];
-  afterAll(async () => {
-    for (const c of cleanups.reverse()) await c().catch(() => undefined);
-  }, 60_000);
+  const cleanups = cleanupsAfterAll();
 
   async function setup(opts: { workers: number; workerArgs?: string[]; chunkSize: number }): Promise<{ ns: string; h: Harness; workers: WorkerProcess[]; queue: Queue }> {
     const ns = freshNamespace();

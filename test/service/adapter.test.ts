@@ -3,8 +3,9 @@ import { setImmediate as tick } from 'node:timers/promises';
 import * as grpc from '@grpc/grpc-js';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { adaptServerStreaming } from '../../src/service/rpc/adapter.js';
+import { adaptServerStreaming, type CallEnd } from '../../src/service/rpc/adapter.js';
 import type { CallContext } from '../../src/service/rpc/context.js';
+import { codeName } from '../../src/service/rpc/status.js';
 import { Terminator } from '../../src/service/rpc/terminator.js';
 
 /** Enough of a grpc-js server stream to drive the adapter: `write` reports a full buffer while `full`. */
@@ -32,7 +33,15 @@ class FakeStream extends EventEmitter {
 
 function deps() {
   const ends: string[] = [];
-  return { ends, deps: { log: pino({ level: 'silent' }), terminator: new Terminator(), observer: { onCallEnd: (rpc: string, code: string) => ends.push(`${rpc} ${code}`) } } };
+  const sent: number[] = [];
+  const terminator = new Terminator();
+  const observer = {
+    onCallEnd: (e: CallEnd) => {
+      ends.push(`${e.rpc} ${codeName(e.code)}`);
+      sent.push(e.messagesSent);
+    },
+  };
+  return { ends, sent, terminator, deps: { log: pino({ level: 'silent' }), terminator, observer } };
 }
 
 describe('server-streaming adapter', () => {
@@ -85,5 +94,26 @@ describe('server-streaming adapter', () => {
     expect(cleaned).toBe(true);
     expect(d.ends).toEqual(['Test CANCELLED']);
     expect(call.status).toMatchObject({ code: grpc.status.CANCELLED });
+  });
+
+  it('a generator that returns quietly once its signal fired ends with that status, counting only what was written', async () => {
+    // The shape of a batch whose executors stop on the abort instead of throwing.
+    async function* handler(_req: unknown, ctx: CallContext): AsyncGenerator<number, void, undefined> {
+      yield 1;
+      yield 2;
+      await new Promise((r) => ctx.signal.addEventListener('abort', r));
+    }
+    const d = deps();
+    const call = new FakeStream({});
+    call.full = false;
+    adaptServerStreaming('Test', handler, d.deps)(call as unknown as grpc.ServerWritableStream<unknown, number>);
+    for (let i = 0; i < 10; i++) await tick();
+    d.terminator.terminate(); // shutdown: UNAVAILABLE
+    for (let i = 0; i < 10; i++) await tick();
+    expect(call.writes).toEqual([1, 2]);
+    expect(call.ended).toBe(false);
+    expect(call.status).toMatchObject({ code: grpc.status.UNAVAILABLE, details: 'Server shutting down' });
+    expect(d.ends).toEqual(['Test UNAVAILABLE']);
+    expect(d.sent).toEqual([2]);
   });
 });

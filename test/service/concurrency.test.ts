@@ -29,7 +29,7 @@ describe('20 concurrent clients', () => {
     const shared = sample(metrics, 'batchwise_shared_solves_total') ?? 0;
     const hits = sample(metrics, 'batchwise_cache_hits_total') ?? 0;
     expect(shared + hits).toBe(10);
-    expect(sample(metrics, 'batchwise_rpcs_total', { method: 'Solve', code: 'OK' })).toBe(20);
+    expect(sample(metrics, 'grpc_server_handled_total', { grpc_method: 'Solve', grpc_code: 'OK' })).toBe(20);
     expect(answers.filter((a) => a.cached).length).toBe(hits);
   });
 });

@@ -96,25 +96,31 @@ describe('operations: health, reflection, metrics', () => {
     ]);
   });
 
-  it('a metrics scrape counts RPCs by method and status, solves, cache hits, and shows nothing in flight', async () => {
+  it('a metrics scrape counts RPCs by method and status (grpc_server_*), solves, cache hits, and shows nothing in flight', async () => {
     const client = h.client();
     const s = specScenario(2500, 1e-4);
-    await client.solve(s);
-    await client.solve(s);
+    const first = await client.solve(s);
+    const second = await client.solve(s);
     await client.solve({ ...s, maxBatchSize: 0 }).catch(() => undefined);
     const res = await fetch(`http://127.0.0.1:${h.server.metricsPort}/metrics`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/text\/plain/);
     const text = await res.text();
-    expect(sample(text, 'batchwise_rpcs_total', { method: 'Solve', code: 'OK' })).toBe(2);
-    expect(sample(text, 'batchwise_rpcs_total', { method: 'Solve', code: 'INVALID_ARGUMENT' })).toBe(1);
+    const solve = { grpc_service: 'batchwise.v1.BatchingPolicy', grpc_method: 'Solve', grpc_type: 'server_stream' };
+    expect(sample(text, 'grpc_server_started_total', solve)).toBe(3);
+    expect(sample(text, 'grpc_server_handled_total', { ...solve, grpc_code: 'OK' })).toBe(2);
+    expect(sample(text, 'grpc_server_handled_total', { ...solve, grpc_code: 'InvalidArgument' })).toBe(1);
+    // Every method's series exists from the start (go-grpc-prometheus' InitializeMetrics).
+    expect(sample(text, 'grpc_server_handled_total', { grpc_method: 'Evaluate', grpc_type: 'unary', grpc_code: 'OK' })).toBe(0);
+    // Each solve's progress updates and its final update; the refused call sent nothing.
+    expect(sample(text, 'grpc_server_msg_sent_total', solve)).toBe(first.progressUpdates + second.progressUpdates + 2);
     expect(sample(text, 'batchwise_solves_total', { backend: 'cpu' })).toBe(1);
     expect(sample(text, 'batchwise_solve_duration_seconds_count', { backend: 'cpu' })).toBe(1);
     expect(sample(text, 'batchwise_cache_hits_total')).toBe(1);
     expect(sample(text, 'batchwise_cache_misses_total')).toBe(1);
     expect(sample(text, 'batchwise_solves_in_flight')).toBe(0);
     expect(sample(text, 'batchwise_solves_queued')).toBe(0);
-    expect(sample(text, 'batchwise_rpc_duration_seconds_count', { method: 'Solve' })).toBe(3);
+    expect(sample(text, 'grpc_server_handling_seconds_count', solve)).toBe(3);
     expect((await fetch(`http://127.0.0.1:${h.server.metricsPort}/other`)).status).toBe(404);
   });
 });

@@ -15,6 +15,8 @@ interface ServeOptions {
   insecure?: boolean;
   workers?: number;
   maxQueued?: number;
+  maxQueuedPerPeer?: number;
+  maxWorkPerCall?: number;
   maxStates?: number;
   maxBatchSize?: number;
   maxBatchScenarios?: number;
@@ -30,6 +32,13 @@ interface ServeOptions {
 const int = (min: number, max: number) => (v: string): number => {
   const n = Number(v);
   if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`expected an integer in ${min}..${max} (got ${JSON.stringify(v)})`);
+  return n;
+};
+
+/** A positive number, plain or in exponent form (1e10). */
+const positive = (v: string): number => {
+  const n = Number(v);
+  if (!(Number.isFinite(n) && n > 0)) throw new InvalidArgumentError(`expected a positive number such as 1e10 (got ${JSON.stringify(v)})`);
   return n;
 };
 
@@ -50,6 +59,8 @@ export function registerServe(program: Command): void {
     .addOption(new Option('--insecure', 'allow plaintext on a non-loopback address (env BATCHWISE_INSECURE=1|true|yes)'))
     .addOption(opt('--workers <n>', 'solver worker threads = max concurrent solves (default: CPU count)', 'BATCHWISE_WORKERS').argParser(int(1, 256)))
     .addOption(opt('--max-queued <n>', 'requests that may wait for a worker before RESOURCE_EXHAUSTED (default 64)', 'BATCHWISE_MAX_QUEUED').argParser(int(0, 1_000_000)))
+    .addOption(opt('--max-queued-per-peer <n>', 'calls one client connection may have waiting for a worker (default 16)', 'BATCHWISE_MAX_QUEUED_PER_PEER').argParser(int(1, 1_000_000)))
+    .addOption(opt('--max-work-per-call <n>', 'most estimated band entries (states × band width, summed over a batch) one call may solve (default 1e10)', 'BATCHWISE_MAX_WORK_PER_CALL').argParser(positive))
     .addOption(opt('--max-states <n>', 'most states (S + 1) one solve may use', 'BATCHWISE_MAX_STATES').argParser(int(2, 1_000_000)))
     .addOption(opt('--max-batch-size <n>', 'largest maxBatchSize accepted', 'BATCHWISE_MAX_BATCH_SIZE').argParser(int(1, 1024)))
     .addOption(opt('--max-batch-scenarios <n>', 'most scenarios in one SolveBatch (default 10000)', 'BATCHWISE_MAX_BATCH_SCENARIOS').argParser(int(1, 10_000_000)))
@@ -80,6 +91,8 @@ async function start(o: ServeOptions): Promise<BatchwiseServer> {
   const limits: Partial<ServiceLimits> = {
     ...(o.workers !== undefined ? { maxConcurrentSolves: o.workers } : {}),
     ...(o.maxQueued !== undefined ? { maxQueuedSolves: o.maxQueued } : {}),
+    ...(o.maxQueuedPerPeer !== undefined ? { maxQueuedPerPeer: o.maxQueuedPerPeer } : {}),
+    ...(o.maxWorkPerCall !== undefined ? { maxWorkPerCall: o.maxWorkPerCall } : {}),
     ...(o.maxStates !== undefined ? { maxStates: o.maxStates } : {}),
     ...(o.maxBatchSize !== undefined ? { maxBatchSize: o.maxBatchSize } : {}),
     ...(o.maxBatchScenarios !== undefined ? { maxScenariosPerBatch: o.maxBatchScenarios } : {}),

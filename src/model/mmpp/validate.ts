@@ -1,4 +1,5 @@
-import { fitTwoPhaseMmpp, type TraceFitReport } from '../../fit/fitTrace.js';
+import { fitTraceOnce } from '../../fit/fitCache.js';
+import type { TraceFitReport } from '../../fit/fitTrace.js';
 import { checkArray, checkNumber, checkObject, describe, fieldNames, isAbsent, isObj, jsonNames, lengthBounds, readNumber, rejectUnknown, type Obj } from '../../validate/index.js';
 import { ScenarioError } from '../errors.js';
 import { burstToMmpp } from './burst.js';
@@ -110,7 +111,7 @@ function trace(o: Obj, path: string): ValidatedArrivals {
   }
   if (!(times[times.length - 1] > times[0])) throw new ScenarioError(`${path}.timestamps`, 'must span a positive time');
   checkSecondsTimestamps(times[0], `${path}.timestamps`);
-  const fit = fitTwoPhaseMmpp(times);
+  const fit = fitTraceOnce(times); // a grid over one trace fits it once
   return { process: makeMmpp(fit.rates, fit.generator, 'trace', fit.report), fit: fit.report };
 }
 

@@ -36,6 +36,8 @@ export class CpuBatchExecutor implements BatchExecutor {
             signal: ctx.signal,
             warmStart: !ctx.warmStarts ? 'none' : fromPrevious,
             bounded: false,
+            flow: ctx.flow,
+            peer: ctx.peer,
           });
           last = { task, warm: o.warmStart };
           out.push({ index: task.index, ok: true, result: o.result, warmStart: o.warmStart, cached: o.cached, warmStarted: o.warmStarted });

@@ -30,6 +30,9 @@ export interface BatchContext {
   readonly signal: AbortSignal;
   /** False when the request asked for cold solves (to measure what warm starts save). */
   readonly warmStarts: boolean;
+  /** The call's flow and peer, for the pool's fair queue (executors that use the pool pass them on). */
+  readonly flow?: string;
+  readonly peer?: string;
   /** The nearest cached solution of the same shape, if any. */
   nearest(scenario: ValidatedScenario): WarmStart | undefined;
 }

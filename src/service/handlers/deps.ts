@@ -1,11 +1,11 @@
-import { ScenarioError } from '../../model/errors.js';
 import type { ValidatedScenario } from '../../model/scenario.js';
-import { validateScenario } from '../../model/validate.js';
 import type { SolutionCache } from '../cache/solutionCache.js';
-import { checkScenarioLimits, type ServiceLimits } from '../config.js';
-import { scenarioFromProto } from '../convert/scenario.js';
+import type { ServiceLimits } from '../config.js';
+import { carriesTrace, parseScenario } from '../convert/parse.js';
+import { fromWire } from '../pool/wire.js';
 import type { BatchExecutor } from '../batch/executor.js';
 import type { WorkerPool } from '../pool/workerPool.js';
+import type { CallContext } from '../rpc/context.js';
 import type { SolveCoordinator } from '../solving/coordinator.js';
 
 /** What handlers may use. A new RPC takes what it needs from here (add fields as needed). */
@@ -22,10 +22,21 @@ export interface ServiceDeps {
   readonly progressIntervalMs: number;
 }
 
-/** Decoded proto Scenario → validated scenario within the service's limits; field paths relative to the scenario. */
-export function parseScenario(raw: unknown, limits: ServiceLimits): ValidatedScenario {
-  if (raw === undefined || raw === null) throw new ScenarioError('scenario', 'is required');
-  const scenario = validateScenario(scenarioFromProto(raw));
-  checkScenarioLimits(scenario, limits);
-  return scenario;
+export { parseScenario } from '../convert/parse.js';
+
+/** A call's pool options: its signal, and its flow and peer for the fair queue and the per-peer bound. */
+export function onPool(ctx: CallContext): { signal: AbortSignal; flow: string; peer: string } {
+  return { signal: ctx.signal, flow: ctx.callId, peer: ctx.peer };
+}
+
+/**
+ * parseScenario for one call's scenario, off the main thread when it is heavy (a trace to fit):
+ * then as a `prepare` job on the pool, queued like the call's other work. Field paths relative
+ * to the scenario, as parseScenario's.
+ */
+export async function parseScenarioOffThread(raw: unknown, deps: ServiceDeps, ctx: CallContext): Promise<ValidatedScenario> {
+  if (!carriesTrace(raw)) return parseScenario(raw, deps.limits);
+  const [p] = await deps.pool.submit('prepare', { scenarios: [raw], limits: deps.limits }, { ...onPool(ctx), bounded: true });
+  if (!p.ok) throw fromWire(p.error);
+  return p.scenario;
 }

@@ -2,17 +2,19 @@ import { policyFromProto } from '../convert/scenario.js';
 import type { EvaluateRequest, EvaluateResponse } from '../messages.js';
 import type { UnaryHandler } from '../rpc/context.js';
 import { inField, requalify } from '../rpc/errorTable.js';
-import { parseScenario, type ServiceDeps } from './deps.js';
+import { onPool, parseScenarioOffThread, type ServiceDeps } from './deps.js';
 
 /** Evaluate: exact f64 evaluation of a given policy, on a pool worker (large chains take a while). */
 export function createEvaluateHandler(deps: ServiceDeps): UnaryHandler<EvaluateRequest, EvaluateResponse> {
   return async (request, ctx) => {
-    const scenario = inField('scenario.', () => parseScenario(request.scenario, deps.limits));
+    const scenario = await parseScenarioOffThread(request.scenario, deps, ctx).catch((e: unknown) => {
+      throw requalify('scenario.', e);
+    });
     const policy = inField('', () => policyFromProto(request.policy, scenario.params.maxBatchSize));
     ctx.facts.maxBatchSize = scenario.params.maxBatchSize;
     ctx.facts.policyStates = policy.actions.length;
     try {
-      return await deps.pool.submit('evaluate', { scenario, policy }, { signal: ctx.signal, bounded: true });
+      return await deps.pool.submit('evaluate', { scenario, policy }, { ...onPool(ctx), bounded: true });
     } catch (e) {
       throw requalify('scenario.', e);
     }

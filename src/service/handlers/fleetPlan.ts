@@ -2,7 +2,7 @@ import { parseFleetPlanRequest } from '../../fleet/request.js';
 import { fleetPlanToProto } from '../convert/fleet.js';
 import type { UnaryHandler } from '../rpc/context.js';
 import { inField, requalify } from '../rpc/errorTable.js';
-import type { ServiceDeps } from './deps.js';
+import { onPool, type ServiceDeps } from './deps.js';
 import { parseFleetMessage } from './fleetSimulate.js';
 
 /**
@@ -15,7 +15,7 @@ export function createFleetPlanHandler(deps: ServiceDeps): UnaryHandler<unknown,
     const call = inField('', () => parseFleetPlanRequest(request, (raw) => parseFleetMessage(raw, deps.limits)));
     Object.assign(ctx.facts, { classes: call.fleet.classes.length, accelerators: call.fleet.accelerators, least: call.least !== undefined });
     try {
-      const answer = await deps.pool.submit('fleetPlan', call, { signal: ctx.signal, bounded: true });
+      const answer = await deps.pool.submit('fleetPlan', call, { ...onPool(ctx), bounded: true });
       ctx.facts.solves = answer.plan.solves;
       return fleetPlanToProto(answer);
     } catch (e) {

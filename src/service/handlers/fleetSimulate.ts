@@ -5,7 +5,7 @@ import { fleetFromProto, fleetRunToProto, weightsFromProto } from '../convert/fl
 import type { ServiceLimits } from '../config.js';
 import type { UnaryHandler } from '../rpc/context.js';
 import { inField, requalify } from '../rpc/errorTable.js';
-import type { ServiceDeps } from './deps.js';
+import { onPool, type ServiceDeps } from './deps.js';
 
 /** Decoded proto FleetScenario → validated fleet within the server's limits; field paths under `fleet.`. */
 export function parseFleetMessage(raw: unknown, limits: ServiceLimits): FleetParams {
@@ -29,7 +29,7 @@ export function createFleetSimulateHandler(deps: ServiceDeps): UnaryHandler<unkn
     const call = inField('', () => parseFleetSimulateRequest(req, (raw) => parseFleetMessage(raw, deps.limits)));
     Object.assign(ctx.facts, { classes: call.fleet.classes.length, accelerators: call.fleet.accelerators, router: call.router });
     try {
-      const run = await deps.pool.submit('fleetSimulate', call, { signal: ctx.signal, bounded: true });
+      const run = await deps.pool.submit('fleetSimulate', call, { ...onPool(ctx), bounded: true });
       ctx.facts.requests = run.simulation.requests;
       return fleetRunToProto(run);
     } catch (e) {

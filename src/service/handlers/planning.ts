@@ -1,7 +1,7 @@
 import { parsePlanningRequest, type PlanningKind, type PlanningResponses } from '../../plan/request.js';
 import type { UnaryHandler } from '../rpc/context.js';
 import { inField, requalify } from '../rpc/errorTable.js';
-import { parseScenario, type ServiceDeps } from './deps.js';
+import { onPool, parseScenario, type ServiceDeps } from './deps.js';
 
 /**
  * What the four planning RPCs (Plan, Frontier, Fleet, Export) share: validate the request
@@ -15,7 +15,7 @@ export function createPlanningHandler<K extends PlanningKind>(kind: K, deps: Ser
     ctx.facts.maxBatchSize = call.scenario.params.maxBatchSize;
     ctx.facts.planning = kind;
     try {
-      return (await deps.pool.submit('planning', call, { signal: ctx.signal, bounded: true })) as PlanningResponses[K];
+      return (await deps.pool.submit('planning', call, { ...onPool(ctx), bounded: true })) as PlanningResponses[K];
     } catch (e) {
       throw requalify('', e);
     }

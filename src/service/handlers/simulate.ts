@@ -3,7 +3,7 @@ import { parseSimulateRequest } from '../../sim/request.js';
 import type { SimulateRequestMessage, SimulateResponse } from '../messages.js';
 import type { UnaryHandler } from '../rpc/context.js';
 import { inField } from '../rpc/errorTable.js';
-import { parseScenario, type ServiceDeps } from './deps.js';
+import { onPool, parseScenario, type ServiceDeps } from './deps.js';
 import { policyOf } from '../../solve/result.js';
 
 /**
@@ -20,11 +20,11 @@ export function createSimulateHandler(deps: ServiceDeps): UnaryHandler<SimulateR
     ctx.facts.policyKind = call.spec.kind;
     let optimal: Policy | undefined;
     if (call.spec.kind === 'optimal') {
-      const solved = await deps.coordinator.solve(call.scenario, { signal: ctx.signal, bounded: true });
+      const solved = await deps.coordinator.solve(call.scenario, { ...onPool(ctx), bounded: true });
       optimal = policyOf(solved.result.policy, B);
       ctx.facts.cached = solved.cached;
     }
-    const result = await deps.pool.submit('simulate', { call, optimal }, { signal: ctx.signal, bounded: true });
+    const result = await deps.pool.submit('simulate', { call, optimal }, { ...onPool(ctx), bounded: true });
     ctx.facts.requests = result.requests;
     return result;
   };

@@ -3,10 +3,11 @@ import { progressInterval } from '../config.js';
 import { progressToProto } from '../convert/result.js';
 import type { SolveRequest, SolveUpdate } from '../messages.js';
 import type { ServerStreamingHandler } from '../rpc/context.js';
-import { inField, requalify } from '../rpc/errorTable.js';
+import { requalify } from '../rpc/errorTable.js';
 import type { SolveOutcome } from '../solving/coordinator.js';
 import { throttled } from '../solving/throttle.js';
-import { parseScenario, type ServiceDeps } from './deps.js';
+import { checkWork, estimateWork } from '../solving/work.js';
+import { onPool, parseScenarioOffThread, type ServiceDeps } from './deps.js';
 
 /**
  * Solve: progress at most once per interval (the newest state each time), then exactly one
@@ -14,12 +15,17 @@ import { parseScenario, type ServiceDeps } from './deps.js';
  */
 export function createSolveHandler(deps: ServiceDeps): ServerStreamingHandler<SolveRequest, SolveUpdate> {
   return async function* solve(request, ctx) {
-    const scenario = inField('scenario.', () => parseScenario(request.scenario, deps.limits));
+    const scenario = await parseScenarioOffThread(request.scenario, deps, ctx).catch((e: unknown) => {
+      throw requalify('scenario.', e);
+    });
     const B = scenario.params.maxBatchSize;
     ctx.facts.maxBatchSize = B;
+    const work = estimateWork(scenario);
+    ctx.facts.estimatedWork = work.entries;
+    checkWork(work.entries, deps.limits.maxWorkPerCall, 'scenario', 'the solve needs');
     const interval = progressInterval(request.progressIntervalMs, deps.progressIntervalMs);
     const stream = throttled<SolverProgress, SolveOutcome>(
-      (emit) => deps.coordinator.solve(scenario, { signal: ctx.signal, onProgress: emit, progressIntervalMs: interval, bounded: true }),
+      (emit) => deps.coordinator.solve(scenario, { ...onPool(ctx), onProgress: emit, progressIntervalMs: interval, bounded: true }),
       interval,
     );
     let updates = 0;

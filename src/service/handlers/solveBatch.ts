@@ -1,72 +1,111 @@
-import { canonicalKey } from '../cache/canonical.js';
-import { expandBatch } from '../batch/expand.js';
+import { openBatch } from '../batch/expand.js';
 import { routeTasks, type BatchTask } from '../batch/executor.js';
+import { prepareOnPool } from '../batch/prepareOnPool.js';
+import { fromWire } from '../pool/wire.js';
 import type { ScenarioResult, SolveBatchRequest } from '../messages.js';
 import type { ServerStreamingHandler } from '../rpc/context.js';
 import { inField, toStatus } from '../rpc/errorTable.js';
-import { codeName } from '../rpc/status.js';
+import { Code, ServiceError, codeName } from '../rpc/status.js';
 import { mergeAsync } from '../util/asyncQueue.js';
-import { parseScenario, type ServiceDeps } from './deps.js';
+import { checkWork } from '../solving/work.js';
+import type { ServiceDeps } from './deps.js';
 import type { BatchEntry } from '../batch/expand.js';
 
+/** What the call's log line reports, counted as results are handed to the transport (not as they are produced). */
+interface BatchCounts {
+  sent: number;
+  invalid: number;
+  cached: number;
+  failed: number;
+  solved: number;
+  iterations: number;
+}
+
 /**
- * SolveBatch: expands a list or grid, answers invalid scenarios with an error entry and
- * cached ones at once, and streams the rest as the executors finish them. Every index
- * gets exactly one ScenarioResult; only a bad request as a whole fails the stream.
+ * SolveBatch: expands a list or grid a slice at a time and validates it on the pool (never on
+ * the thread that answers health checks and cancels), answers invalid scenarios with an error
+ * entry and cached ones at once, and streams the rest as the executors finish them. Every index
+ * gets exactly one ScenarioResult; only a bad request as a whole fails the stream. A batch
+ * that stops early (cancel, deadline, shutdown, a lost Redis) ends with that status, never
+ * OK with results missing, and its log line counts only the results actually sent.
  */
 export function createSolveBatchHandler(deps: ServiceDeps): ServerStreamingHandler<SolveBatchRequest, ScenarioResult> {
   return async function* solveBatch(request, ctx) {
-    const entries = inField('', () => expandBatch(request, deps.limits.maxScenariosPerBatch));
-    ctx.facts.scenarios = entries.length;
-    const byIndex = new Map<number, BatchEntry>(entries.map((e) => [e.index, e]));
-    const taskOf = new Map<number, BatchTask>();
-    const tasks: BatchTask[] = [];
-    let invalid = 0;
-    let cached = 0;
-    for (const entry of entries) {
-      let task: BatchTask;
-      try {
-        const scenario = parseScenario(entry.scenario, deps.limits);
-        task = { index: entry.index, scenario, key: canonicalKey(scenario), input: entry.scenario };
-      } catch (e) {
-        invalid++;
-        yield errorEntry(entry, e);
-        continue;
-      }
-      const hit = deps.cache.get(task.key);
-      if (hit) {
-        cached++;
-        yield { index: entry.index, parameters: entry.parameters, result: hit.result, cached: true, warmStarted: false };
-      } else {
-        tasks.push(task);
-        taskOf.set(task.index, task);
-      }
-    }
-    const groups = routeTasks(tasks, deps.batchExecutors(), deps.cpuBatchExecutor);
-    const context = {
-      signal: ctx.signal,
-      warmStarts: request.disableWarmStart !== true,
-      nearest: (s: BatchTask['scenario']) => deps.cache.nearest(s),
+    const source = inField('', () => openBatch(request, deps.limits.maxScenariosPerBatch));
+    const total = source.count;
+    const n: BatchCounts = { sent: 0, invalid: 0, cached: 0, failed: 0, solved: 0, iterations: 0 };
+    ctx.facts.scenarios = total;
+    ctx.facts.warmStarts = request.disableWarmStart !== true;
+    // Code after a `yield` runs only once the adapter has written that result and asks for the next.
+    const record = (kind: 'invalid' | 'cached' | 'failed' | 'solved', iterations = 0): void => {
+      n.sent++;
+      n[kind]++;
+      n.iterations += iterations;
     };
-    let failed = 0;
-    let iterations = 0;
-    for await (const o of mergeAsync(groups.map((g) => g.executor.run(g.tasks, context)))) {
-      const entry = byIndex.get(o.index);
-      const task = taskOf.get(o.index);
-      if (!entry || !task) continue;
-      taskOf.delete(o.index); // one result per index, whatever an executor sends
-      if (!o.ok) {
-        failed++;
-        if (toStatus(o.error).internal) ctx.log.error({ err: o.error, index: o.index }, 'batch scenario failed');
-        yield errorEntry(entry, o.error);
-        continue;
+    try {
+      const refused = deps.pool.peerRefusal(ctx.peer);
+      if (refused) throw refused;
+      const byIndex = new Map<number, BatchEntry>();
+      const taskOf = new Map<number, BatchTask>();
+      const tasks: BatchTask[] = [];
+      // Answers known before any solve (refusals, cache hits) wait until the work bound is checked.
+      const early: Array<{ message: ScenarioResult; kind: 'invalid' | 'cached' }> = [];
+      let work = 0;
+      for await (const { entry, prepared } of prepareOnPool(source, { pool: deps.pool, limits: deps.limits, signal: ctx.signal, flow: ctx.callId, peer: ctx.peer })) {
+        if (!prepared.ok) {
+          early.push({ message: errorEntry(entry, fromWire(prepared.error)), kind: 'invalid' });
+          continue;
+        }
+        byIndex.set(entry.index, entry);
+        const task: BatchTask = { index: entry.index, scenario: prepared.scenario, key: prepared.key, input: entry.scenario };
+        const hit = deps.cache.get(task.key);
+        if (hit) {
+          early.push({ message: { index: entry.index, parameters: entry.parameters, result: hit.result, cached: true, warmStarted: false }, kind: 'cached' });
+        } else {
+          tasks.push(task);
+          taskOf.set(task.index, task);
+          work += prepared.work;
+        }
       }
-      iterations += o.result.solver.totalIterations;
-      // Executors other than the CPU pool do not go through the coordinator: cache their results here.
-      if (o.warmStart && !o.cached) deps.cache.store(task.scenario, o.result, o.warmStart, task.key);
-      yield { index: entry.index, parameters: entry.parameters, result: o.result, cached: o.cached, warmStarted: o.warmStarted };
+      ctx.facts.estimatedWork = work;
+      checkWork(work, deps.limits.maxWorkPerCall, request.grid ? 'grid' : 'list.scenarios', `its ${tasks.length} scenarios to solve need`);
+      for (const { message, kind } of early) {
+        yield message;
+        record(kind);
+      }
+      const groups = routeTasks(tasks, deps.batchExecutors(), deps.cpuBatchExecutor);
+      const context = {
+        signal: ctx.signal,
+        warmStarts: request.disableWarmStart !== true,
+        nearest: (s: BatchTask['scenario']) => deps.cache.nearest(s),
+        flow: ctx.callId,
+        peer: ctx.peer,
+      };
+      for await (const o of mergeAsync(groups.map((g) => g.executor.run(g.tasks, context)))) {
+        const entry = byIndex.get(o.index);
+        const task = taskOf.get(o.index);
+        if (!entry || !task) continue;
+        taskOf.delete(o.index); // one result per index, whatever an executor sends
+        if (!o.ok) {
+          if (toStatus(o.error).internal) ctx.log.error({ err: o.error, index: o.index }, 'batch scenario failed');
+          yield errorEntry(entry, o.error);
+          record('failed');
+          continue;
+        }
+        // Executors other than the CPU pool do not go through the coordinator: cache their results here.
+        if (o.warmStart && !o.cached) deps.cache.store(task.scenario, o.result, o.warmStart, task.key);
+        yield { index: entry.index, parameters: entry.parameters, result: o.result, cached: o.cached, warmStarted: o.warmStarted };
+        record(o.cached ? 'cached' : 'solved', o.result.solver.totalIterations);
+      }
+      if (n.sent < total) {
+        // The executors stopped early. With the call's signal fired that is its status; without, a bug.
+        if (ctx.signal.aborted) throw ctx.signal.reason;
+        const names = groups.map((g) => g.executor.name).join(', ');
+        throw new ServiceError(Code.INTERNAL, `${total - n.sent} of ${total} scenarios got no result (executors: ${names})`);
+      }
+    } finally {
+      Object.assign(ctx.facts, { ...n, unanswered: total - n.sent });
     }
-    Object.assign(ctx.facts, { invalid, cached, failed, solved: tasks.length - failed, iterations, warmStarts: context.warmStarts });
   };
 }
 

@@ -10,6 +10,8 @@ import { solveScenarioDetailed, type WarmStart } from '../../solve/solveScenario
 import type { SolverProgress } from '../../solve/types.js';
 import { runFleetPlanCall, runFleetSimulateCall, type FleetPlanAnswer, type FleetPlanCall, type FleetSimulateCall } from '../../fleet/request.js';
 import type { FleetRun } from '../../fleet/run.js';
+import type { ServiceLimits } from '../config.js';
+import { prepareScenarios, type Prepared } from '../batch/prepare.js';
 
 /**
  * The work a pool worker can do, one entry per kind. To add a kind (e.g. `simulate`), add
@@ -23,6 +25,13 @@ export interface JobTypes {
   planning: { payload: PlanningCall; result: PlanningResponse; progress: never };
   fleetSimulate: { payload: FleetSimulateCall; result: FleetRun; progress: never };
   fleetPlan: { payload: FleetPlanCall; result: FleetPlanAnswer; progress: never };
+  prepare: { payload: PrepareJob; result: Prepared[]; progress: never };
+}
+
+/** Scenarios of a call in their JSON form, to validate off the main thread (batch/prepare.ts). */
+export interface PrepareJob {
+  readonly scenarios: readonly unknown[];
+  readonly limits: ServiceLimits;
 }
 
 export type JobKind = keyof JobTypes;
@@ -113,6 +122,10 @@ export const JOBS: { readonly [K in JobKind]: JobFn<K> } = {
 
   async fleetPlan(call, io) {
     return { result: await runFleetPlanCall(call, { signal: io.signal }) };
+  },
+
+  async prepare(job) {
+    return { result: prepareScenarios(job.scenarios, job.limits) };
   },
 };
 

@@ -1,9 +1,12 @@
 /**
  * Entry of a pool worker thread: runs one job at a time from JOBS, posts throttled
- * progress, and aborts the running job when asked (the solvers see the signal within one
- * 20 ms slice, so the worker is free again almost at once).
+ * progress, and aborts the running job when asked. The ask comes twice: the job's id in a
+ * shared Int32Array (the cancel flag), which every throwIfAborted reads synchronously, so a
+ * solve in the middle of a long synchronous step sees it within milliseconds; and an `abort`
+ * message, for a job waiting on the event loop.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { setAbortPoll } from '../../model/errors.js';
 import { JOBS, type JobKind } from './jobs.js';
 import { toWire, type FromWorker, type ToWorker } from './wire.js';
 
@@ -32,18 +35,29 @@ async function runJob(id: number, kind: string, payload: unknown): Promise<void>
   }
 }
 
+function abort(id: number): void {
+  const entry = running.get(id);
+  if (entry && !entry.controller.signal.aborted) {
+    entry.abortedAt = performance.now();
+    entry.controller.abort();
+  }
+}
+
 port.on('message', (m: ToWorker) => {
   if (m.type === 'job') void runJob(m.id, m.kind, m.payload);
-  else if (m.type === 'abort') {
-    const entry = running.get(m.id);
-    if (entry && !entry.controller.signal.aborted) {
-      entry.abortedAt = performance.now();
-      entry.controller.abort();
-    }
-  }
+  else if (m.type === 'abort') abort(m.id);
 });
 
+const data = workerData as { setupModules?: string[]; cancelFlag?: Int32Array } | undefined;
+const flag = data?.cancelFlag;
+if (flag) {
+  setAbortPoll(() => {
+    const id = Atomics.load(flag, 0);
+    if (id !== 0) abort(id);
+  });
+}
+
 // Optional modules to load first, e.g. one that registers a GPU provider in this thread.
-const setup = (workerData as { setupModules?: string[] } | undefined)?.setupModules ?? [];
+const setup = data?.setupModules ?? [];
 for (const url of setup) await import(url);
 post({ type: 'ready' });

@@ -1,50 +1,19 @@
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { AbortError } from '../../model/errors.js';
 import { Code, ServiceError, serverShuttingDown } from '../rpc/status.js';
 import type { JobKind, JobTypes } from './jobs.js';
+import { FairQueue } from './fairQueue.js';
+import type { JobEnd, PoolOptions, PoolStats, SubmitOptions } from './poolTypes.js';
+import { startWorker } from './spawn.js';
 import { fromWire, type FromWorker, type ToWorker } from './wire.js';
 
-export interface PoolOptions {
-  /** Worker threads = jobs that run at once (the service's max concurrent solves). */
-  readonly size: number;
-  /** Jobs that may wait for a worker before `submit` refuses with RESOURCE_EXHAUSTED. */
-  readonly maxQueued: number;
-  /** Module URLs each worker imports before its first job (e.g. a GPU provider registration). */
-  readonly setupModules?: readonly string[];
-  /**
-   * How long an aborted job may take to stop by itself before its worker is terminated and
-   * replaced (default 100 ms: the service promises a cancelled solve stops within that).
-   */
-  readonly abortGraceMs?: number;
-}
-
-export interface PoolStats {
-  readonly size: number;
-  readonly busy: number;
-  readonly queued: number;
-}
-
-export interface JobEnd {
-  readonly kind: string;
-  readonly outcome: 'ok' | 'failed' | 'aborted';
-  readonly seconds: number;
-  /** Time from the abort request to the job having stopped. */
-  readonly abortLatencyMs?: number;
-  /** The job did not stop in time and its worker was terminated (a fresh one replaces it). */
-  readonly killed?: boolean;
-}
-
-export interface SubmitOptions<P> {
-  readonly signal?: AbortSignal;
-  readonly onProgress?: (p: P) => void;
-  /** Whether the queue bound applies (batches pace themselves and pass false). */
-  readonly bounded?: boolean;
-}
+export type { JobEnd, PoolOptions, PoolStats, SubmitOptions } from './poolTypes.js';
 
 interface Job {
   readonly id: number;
+  readonly flow: string;
+  readonly batch: boolean;
+  readonly peer?: string;
   readonly kind: string;
   readonly payload: unknown;
   readonly opts: SubmitOptions<unknown>;
@@ -58,20 +27,22 @@ interface Job {
 
 interface Slot {
   worker: Worker;
+  /** Shared with the worker: the id of the job to abort, read by its solver synchronously. */
+  readonly cancelFlag: Int32Array;
   ready: boolean;
   job?: Job;
   killTimer?: NodeJS.Timeout;
 }
 
 /**
- * A fixed set of worker threads, each running one job at a time, with a bounded FIFO in
- * front. A caller's abort rejects its promise at once; the slot stays busy until the worker
+ * A fixed set of worker threads, each running one job at a time, with a bounded fair queue in
+ * front (fairQueue.ts: single calls and batch work take turns, calls within each take turns). A caller's abort rejects its promise at once; the slot stays busy until the worker
  * confirms the job stopped, and a worker that does not stop within `abortGraceMs` is
  * replaced, so an abort always gives the worker back.
  */
 export class WorkerPool {
   private readonly slots: Slot[] = [];
-  private readonly queue: Job[] = [];
+  private readonly queue = new FairQueue<Job>();
   private nextId = 1;
   private closed = false;
   private readonly listeners: { change: Array<(s: PoolStats) => void>; jobEnd: Array<(e: JobEnd) => void> } = { change: [], jobEnd: [] };
@@ -101,13 +72,35 @@ export class WorkerPool {
   submit<K extends JobKind>(kind: K, payload: JobTypes[K]['payload'], opts: SubmitOptions<JobTypes[K]['progress']> = {}): Promise<JobTypes[K]['result']> {
     if (this.closed) return Promise.reject(serverShuttingDown());
     if (opts.signal?.aborted) return Promise.reject(abortErrorOf(opts.signal));
-    if (opts.bounded !== false && this.queue.length >= this.opts.maxQueued && !this.slots.some((s) => s.ready && !s.job)) {
-      return Promise.reject(
-        new ServiceError(Code.RESOURCE_EXHAUSTED, `all ${this.slots.length} solver workers are busy and ${this.queue.length} requests are queued (maxQueuedSolves = ${this.opts.maxQueued}); retry later`),
-      );
+    const batch = opts.bounded === false;
+    const idle = this.slots.some((s) => s.ready && !s.job);
+    if (!batch && !idle) {
+      const waiting = this.queue.singles;
+      if (waiting >= this.opts.maxQueued) {
+        return Promise.reject(
+          new ServiceError(Code.RESOURCE_EXHAUSTED, `all ${this.slots.length} solver workers are busy and ${waiting} requests are queued (maxQueuedSolves = ${this.opts.maxQueued}); retry later`),
+        );
+      }
+      if (opts.peer !== undefined && !(opts.flow !== undefined && this.queue.hasFlow(opts.flow))) {
+        const refused = this.peerRefusal(opts.peer);
+        if (refused) return Promise.reject(refused);
+      }
     }
+    const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      const job: Job = { id: this.nextId++, kind, payload, opts: opts as SubmitOptions<unknown>, resolve: resolve as (v: unknown) => void, reject, settled: false, started: 0 };
+      const job: Job = {
+        id,
+        flow: opts.flow ?? `job-${id}`,
+        batch,
+        peer: opts.peer,
+        kind,
+        payload,
+        opts: opts as SubmitOptions<unknown>,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+        settled: false,
+        started: 0,
+      };
       if (opts.signal) {
         const signal = opts.signal;
         const onAbort = (): void => this.abort(job, signal);
@@ -119,11 +112,23 @@ export class WorkerPool {
     });
   }
 
+  /**
+   * RESOURCE_EXHAUSTED when this peer already has maxQueuedPerPeer calls waiting for a worker
+   * (checked for each new call before it queues; a batch checks once, at its start).
+   */
+  peerRefusal(peer: string): ServiceError | undefined {
+    const bound = this.opts.maxQueuedPerPeer;
+    if (bound === undefined) return undefined;
+    const waiting = this.queue.callsWaitingOf(peer);
+    if (waiting < bound || this.slots.some((s) => s.ready && !s.job)) return undefined;
+    return new ServiceError(Code.RESOURCE_EXHAUSTED, `peer ${peer} already has ${waiting} calls waiting for a solver worker (maxQueuedPerPeer = ${bound}); retry later`);
+  }
+
   /** Rejects queued jobs, aborts running ones and stops every worker. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const job of this.queue.splice(0)) this.settle(job, undefined, serverShuttingDown());
+    for (const job of this.queue.drain()) this.settle(job, undefined, serverShuttingDown());
     await Promise.all(
       this.slots.map(async (slot) => {
         if (slot.job) this.settle(slot.job, undefined, serverShuttingDown());
@@ -136,7 +141,8 @@ export class WorkerPool {
   }
 
   private spawn(): Slot {
-    const slot: Slot = { worker: startWorker(this.opts.setupModules ?? []), ready: false };
+    const cancelFlag = new Int32Array(new SharedArrayBuffer(4));
+    const slot: Slot = { worker: startWorker(this.opts.setupModules ?? [], cancelFlag), cancelFlag, ready: false };
     slot.worker.on('message', (m: FromWorker) => this.onMessage(slot, m));
     slot.worker.on('error', (e) => this.onCrash(slot, e));
     slot.worker.on('exit', (code) => {
@@ -159,9 +165,7 @@ export class WorkerPool {
   }
 
   private abort(job: Job, signal: AbortSignal): void {
-    const queued = this.queue.indexOf(job);
-    if (queued >= 0) {
-      this.queue.splice(queued, 1);
+    if (this.queue.remove(job)) {
       this.settle(job, undefined, abortErrorOf(signal));
       this.changed();
       return;
@@ -170,8 +174,9 @@ export class WorkerPool {
     if (!slot) return;
     job.abortedAt = performance.now();
     this.settle(job, undefined, abortErrorOf(signal));
+    Atomics.store(slot.cancelFlag, 0, job.id);
     slot.worker.postMessage({ type: 'abort', id: job.id } satisfies ToWorker);
-    slot.killTimer = setTimeout(() => this.replace(slot, 'aborted'), this.opts.abortGraceMs ?? 100);
+    slot.killTimer = setTimeout(() => this.replace(slot, 'aborted'), this.opts.abortGraceMs ?? 1000);
   }
 
   private onMessage(slot: Slot, m: FromWorker): void {
@@ -193,6 +198,7 @@ export class WorkerPool {
     this.emitEnd({
       kind: job.kind,
       outcome,
+      threadId: slot.worker.threadId,
       seconds: (performance.now() - job.started) / 1000,
       ...(aborted ? { abortLatencyMs: performance.now() - job.abortedAt! } : {}),
     });
@@ -216,6 +222,7 @@ export class WorkerPool {
       this.emitEnd({
         kind: job.kind,
         outcome,
+        threadId: slot.worker.threadId,
         seconds: (performance.now() - job.started) / 1000,
         killed: true,
         ...(job.abortedAt !== undefined ? { abortLatencyMs: performance.now() - job.abortedAt } : {}),
@@ -254,17 +261,4 @@ export class WorkerPool {
 function abortErrorOf(signal: AbortSignal): Error {
   const r: unknown = signal.reason;
   return r instanceof Error && !(r instanceof DOMException) ? r : new AbortError();
-}
-
-/**
- * Built code runs `worker.js` directly. From sources (tests, tsx) the entry is `worker.ts`,
- * which plain Node cannot load, so a small bootstrap registers tsx in the thread first.
- */
-function startWorker(setupModules: readonly string[]): Worker {
-  const workerData = { setupModules: [...setupModules] };
-  if (import.meta.url.endsWith('.js')) return new Worker(new URL('./worker.js', import.meta.url), { workerData });
-  const entry = new URL('./worker.ts', import.meta.url).href;
-  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api')).href;
-  const boot = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(boot, { eval: true, workerData });
 }

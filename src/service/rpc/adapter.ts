@@ -10,9 +10,24 @@ import type { Terminator } from './terminator.js';
 /** How close to its deadline a cancelled call counts as having hit the deadline. */
 const DEADLINE_SLACK_MS = 250;
 
-/** Told about every finished call (the metrics registry listens here). */
+/** The call shapes served, as go-grpc-prometheus names them in `grpc_type`. */
+export type GrpcType = 'unary' | 'server_stream';
+
+/** How a call ended: the status it really ended with and the messages written to the client. */
+export interface CallEnd {
+  readonly rpc: string;
+  readonly type: GrpcType;
+  /** Status code number (grpc's). */
+  readonly code: number;
+  readonly seconds: number;
+  readonly messagesSent: number;
+}
+
+/** Told about every call (the metrics registry listens here). */
 export interface CallObserver {
-  onCallEnd(rpc: string, code: string, seconds: number): void;
+  onCallStart?(rpc: string, type: GrpcType): void;
+  onMessageSent?(rpc: string, type: GrpcType): void;
+  onCallEnd(end: CallEnd): void;
 }
 
 export interface AdapterDeps {
@@ -24,9 +39,12 @@ export interface AdapterDeps {
 type AnyCall = grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown>;
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+let calls = 0;
 
 interface LiveContext {
   readonly ctx: CallContext;
+  /** Counts one message written to the client (log line `messagesSent`, grpc_server_msg_sent_total). */
+  sent(): void;
   /** Ends the call's bookkeeping: log line, metrics, terminator, timers. */
   finish(outcome: StatusOutcome | undefined, err?: unknown): void;
 }
@@ -36,8 +54,9 @@ interface LiveContext {
  * aborted with a ServiceError reason when the client cancels, when the deadline passes
  * (our own timer, so the work stops even before grpc-js notices) or on shutdown.
  */
-function openContext(rpc: string, call: AnyCall, deps: AdapterDeps): LiveContext {
+function openContext(rpc: string, type: GrpcType, call: AnyCall, deps: AdapterDeps): LiveContext {
   const started = performance.now();
+  deps.observer.onCallStart?.(rpc, type);
   const controller = new AbortController();
   const metadata = new Map<string, string>();
   for (const [k, v] of Object.entries(call.metadata.getMap())) if (typeof v === 'string') metadata.set(k, v);
@@ -55,10 +74,16 @@ function openContext(rpc: string, call: AnyCall, deps: AdapterDeps): LiveContext
     ? setTimeout(() => controller.abort(deadlineExceeded()), Math.max(0, deadline - Date.now()))
     : undefined;
   const unregister = deps.terminator.register(controller);
-  const ctx: CallContext = { signal: controller.signal, log, requestId, deadline, metadata, facts: {} };
+  const peer = typeof call.getPeer === 'function' ? call.getPeer() : 'unknown';
+  const ctx: CallContext = { signal: controller.signal, log, requestId, callId: `call-${++calls}`, peer, deadline, metadata, facts: {} };
   let finished = false;
+  let messagesSent = 0;
   return {
     ctx,
+    sent() {
+      messagesSent++;
+      deps.observer.onMessageSent?.(rpc, type);
+    },
     finish(outcome, err) {
       if (finished) return;
       finished = true;
@@ -66,9 +91,9 @@ function openContext(rpc: string, call: AnyCall, deps: AdapterDeps): LiveContext
       call.removeListener('cancelled', onCancel);
       unregister();
       const seconds = (performance.now() - started) / 1000;
-      const code = codeName(outcome?.code ?? Code.OK);
-      deps.observer.onCallEnd(rpc, code, seconds);
-      const line = { code, durationMs: Math.round(seconds * 1e4) / 10, ...ctx.facts };
+      const number = outcome?.code ?? Code.OK;
+      deps.observer.onCallEnd({ rpc, type, code: number, seconds, messagesSent });
+      const line = { code: codeName(number), durationMs: Math.round(seconds * 1e4) / 10, messagesSent, ...ctx.facts };
       if (outcome?.internal) log.error({ ...line, err }, 'rpc failed');
       else if (outcome) log.info({ ...line, details: outcome.details }, 'rpc finished');
       else log.info(line, 'rpc finished');
@@ -91,9 +116,10 @@ function statusObject(o: StatusOutcome): Partial<grpc.StatusObject> {
 
 export function adaptUnary<Req, Res>(rpc: string, handler: UnaryHandler<Req, Res>, deps: AdapterDeps): grpc.handleUnaryCall<Req, Res> {
   return (call, callback) => {
-    const live = openContext(rpc, call as AnyCall, deps);
+    const live = openContext(rpc, 'unary', call as AnyCall, deps);
     handler(call.request, live.ctx).then(
       (res) => {
+        live.sent();
         live.finish(undefined);
         callback(null, res);
       },
@@ -109,7 +135,9 @@ export function adaptUnary<Req, Res>(rpc: string, handler: UnaryHandler<Req, Res
 /**
  * Server streaming as in nice-grpc's handleServerStreamingCall: the handler is an async
  * generator; each message is written and, when `write` says the buffer is full, the
- * generator is held until 'drain' (backpressure) or the call ends.
+ * generator is held until 'drain' (backpressure) or the call ends. A stream whose signal
+ * fired never ends OK, even when the generator returns quietly (an executor that stops on
+ * the abort): it ends with the signal's status (CANCELLED, DEADLINE_EXCEEDED, UNAVAILABLE).
  */
 export function adaptServerStreaming<Req, Res>(
   rpc: string,
@@ -117,16 +145,17 @@ export function adaptServerStreaming<Req, Res>(
   deps: AdapterDeps,
 ): grpc.handleServerStreamingCall<Req, Res> {
   return (call) => {
-    const live = openContext(rpc, call as AnyCall, deps);
+    const live = openContext(rpc, 'server_stream', call as AnyCall, deps);
     const { signal } = live.ctx;
     const run = async (): Promise<void> => {
       const it = handler(call.request, live.ctx);
       try {
         for (;;) {
           const next = await it.next();
-          if (next.done) return;
-          if (signal.aborted) break;
-          if (!call.write(next.value)) await drained(call, signal);
+          if (next.done || signal.aborted) break;
+          const room = call.write(next.value);
+          live.sent();
+          if (!room) await drained(call, signal);
         }
       } finally {
         // Runs the generator's `finally` (which releases its solve) when we stop early.

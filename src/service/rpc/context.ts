@@ -10,6 +10,10 @@ export interface CallContext {
   /** A child logger bound to this call (`rpc`, `requestId`). */
   readonly log: Logger;
   readonly requestId: string;
+  /** Unique per call in this server: the call's flow in the pool's fair queue. */
+  readonly callId: string;
+  /** The client connection (gRPC's peer, e.g. `127.0.0.1:53514`; `unknown` if the transport does not say). */
+  readonly peer: string;
   /** Absolute deadline (ms since the epoch), or Infinity. */
   readonly deadline: number;
   /** Request metadata, first value of each key (binary keys left out). */

@@ -27,8 +27,11 @@ export interface CoordinatedSolveOptions {
   readonly progressIntervalMs?: number;
   /** A solution to start from; `none` for a cold solve; default: the nearest cached one of the same shape. */
   readonly warmStart?: WarmStart | 'none';
-  /** Apply the pool's queue bound (single solves) or not (batches pace themselves). */
+  /** Apply the pool's queue bounds (single solves) or not (batches pace themselves). */
   readonly bounded?: boolean;
+  /** The call's flow and peer in the pool's fair queue (a shared solve keeps its first caller's). */
+  readonly flow?: string;
+  readonly peer?: string;
 }
 
 /** What the coordinator reports (metrics listen here). */
@@ -90,7 +93,7 @@ export class SolveCoordinator {
     const run =
       scenario.solver.backend === 'GPU'
         ? this.gpuLane.run(() => JOBS.solve(job, { signal: controller.signal, progress: onProgress }).then((o) => o.result), controller.signal)
-        : this.pool.submit('solve', job, { signal: controller.signal, bounded: opts.bounded, onProgress });
+        : this.pool.submit('solve', job, { signal: controller.signal, bounded: opts.bounded, onProgress, flow: opts.flow, peer: opts.peer });
     const promise = run
       .then((out) => {
         this.cache.store(scenario, out.result, out.warmStart, key);

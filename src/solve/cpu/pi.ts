@@ -70,7 +70,7 @@ async function iterate(model: CompiledModel, opts: SolveOptions): Promise<Solver
   }
   const gap = new Float64Array(n);
   let next = new Int32Array(n);
-  if (!warmPolicy && warmValues) bellmanStep(model, warmValues.subarray(0, n), gap, policy);
+  if (!warmPolicy && warmValues) bellmanStep(model, warmValues.subarray(0, n), gap, policy, undefined, undefined, opts.signal);
   // Waiting at S is not allowed (docs/model.md §4).
   for (let x = S * M; x < n; x++) policy[x] = Math.max(policy[x], Math.min(S, B));
   const maxIterations = opts.maxIterations > 0 ? opts.maxIterations : DEFAULT_PI_MAX_ITERATIONS;
@@ -90,13 +90,13 @@ async function iterate(model: CompiledModel, opts: SolveOptions): Promise<Solver
   const seen = new Set<number>();
   while (iteration < maxIterations) {
     await yielder.check();
-    let ev = evaluateOnModel(model, policy, ref);
+    let ev = evaluateOnModel(model, policy, ref, opts.signal);
     if (plainNext && !(ev.gain < keptGain - LOOKAHEAD_MARGIN * Math.abs(keptGain))) {
       // The lookahead candidate did not clearly lower g: take the plain improvement step
       // instead, which policy iteration guarantees. The margin keeps rounding noise among
       // tied policies from being taken for progress (which could cycle).
       policy.set(plainNext);
-      ev = evaluateOnModel(model, policy, ref);
+      ev = evaluateOnModel(model, policy, ref, opts.signal);
     }
     plainNext = undefined;
     // Policy iteration lowers g at every step; a rise, a non-finite value or a revisited
@@ -111,7 +111,7 @@ async function iterate(model: CompiledModel, opts: SolveOptions): Promise<Solver
     ref = ev.mode;
     values = ev.values;
     for (let s = 0; s < n; s++) values[s] /= model.tau; // h̃ = h/τ
-    bellmanStep(model, values, gap, next, policy, waits);
+    bellmanStep(model, values, gap, next, policy, waits, opts.signal);
     iteration++;
     ({ lower, upper } = gapBounds(gap));
     // At exact values the current action attains g at every state, so m ≤ g ≤ M.

@@ -28,7 +28,7 @@ export async function relativeValueIteration(model: CompiledModel, opts: SolveOp
   let iteration = 0;
   let converged = false;
   while (iteration < maxIterations) {
-    bellmanStep(model, h, gap, policy);
+    bellmanStep(model, h, gap, policy, undefined, undefined, opts.signal);
     iteration++;
     ({ lower, upper } = gapBounds(gap));
     const g0 = gap[0];

@@ -1,0 +1,28 @@
+import type { ValidatedScenario } from '../../model/scenario.js';
+import { canonicalKey } from '../cache/canonical.js';
+import type { ServiceLimits } from '../config.js';
+import { parseScenario } from '../convert/parse.js';
+import { toWire, type WireError } from '../pool/wire.js';
+import { estimateWork } from '../solving/work.js';
+
+/** One batch scenario validated (on a pool worker): the scenario, its cache key and estimated work, or why it was refused. */
+export type Prepared =
+  | { readonly ok: true; readonly scenario: ValidatedScenario; readonly key: string; readonly work: number }
+  | { readonly ok: false; readonly error: WireError };
+
+/**
+ * Validates scenarios in their JSON form within the service's limits: the per-scenario work
+ * of a SolveBatch (a trace is fitted here, once per distinct trace and thread, fitCache.ts),
+ * run as the pool's `prepare` job so the thread that answers health checks and cancels never
+ * does it. Errors travel as data (pool/wire.ts).
+ */
+export function prepareScenarios(raws: readonly unknown[], limits: ServiceLimits): Prepared[] {
+  return raws.map((raw) => {
+    try {
+      const scenario = parseScenario(raw, limits);
+      return { ok: true, scenario, key: canonicalKey(scenario), work: estimateWork(scenario).entries };
+    } catch (e) {
+      return { ok: false, error: toWire(e) };
+    }
+  });
+}

@@ -1,0 +1,20 @@
+import { ScenarioError } from '../../model/errors.js';
+import type { ValidatedScenario } from '../../model/scenario.js';
+import { validateScenario } from '../../model/validate.js';
+import { checkScenarioLimits, type ServiceLimits } from '../config.js';
+import { scenarioFromProto } from './scenario.js';
+
+/** Decoded proto Scenario → validated scenario within the service's limits; field paths relative to the scenario. */
+export function parseScenario(raw: unknown, limits: ServiceLimits): ValidatedScenario {
+  if (raw === undefined || raw === null) throw new ScenarioError('scenario', 'is required');
+  const scenario = validateScenario(scenarioFromProto(raw));
+  checkScenarioLimits(scenario, limits);
+  return scenario;
+}
+
+/** Whether validating the scenario fits an arrival trace (heavy: the service does it on a pool worker). */
+export function carriesTrace(raw: unknown): boolean {
+  if (typeof raw !== 'object' || raw === null) return false;
+  const ap = (raw as { arrivalProcess?: unknown }).arrivalProcess;
+  return typeof ap === 'object' && ap !== null && (ap as { trace?: unknown }).trace != null;
+}
