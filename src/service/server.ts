@@ -19,6 +19,7 @@ import { Terminator } from './rpc/terminator.js';
 import { SolveCoordinator } from './solving/coordinator.js';
 import { ConfigError, serverCredentials, type ServerTls } from './tls.js';
 import { releaseGpuIfOpen } from '../solve/gpu/lifecycle.js';
+import { setGpuLogger } from '../solve/gpu/log.js';
 import { RedisBatchExecutor, type RedisExecutorOptions } from '../scaleout/redisExecutor.js';
 
 export interface ServerOptions {
@@ -28,6 +29,15 @@ export interface ServerOptions {
   readonly port?: number;
   /** Serve Prometheus metrics on this port (0 = any free port); off when undefined. */
   readonly metricsPort?: number;
+  /**
+   * Address the metrics listen on. Metrics are plain HTTP without authentication, so with TLS
+   * the default is loopback (127.0.0.1: a scraper on the host or a sidecar), whatever `host` is;
+   * without TLS the default is `host`. Give it explicitly to expose them (e.g. 0.0.0.0 inside a
+   * cluster network).
+   */
+  readonly metricsHost?: string;
+  /** Serve gRPC server reflection (default true): what lets grpcurl and generic clients work without the proto. */
+  readonly reflection?: boolean;
   readonly tls?: ServerTls;
   readonly insecure?: boolean;
   readonly logger?: Logger;
@@ -124,17 +134,20 @@ export class BatchwiseServer {
     metrics.grpc.initialize(Object.entries(RPCS).map(([name, rpc]) => ({ name, type: rpc.kind === 'unary' ? 'unary' : 'server_stream' })));
     const health = new HealthImplementation({ '': 'SERVING', [SERVICE_NAME]: 'SERVING' });
     health.addToServer(server);
-    reflectionService().addToServer(server);
+    if (opts.reflection !== false) reflectionService().addToServer(server);
+    // GPU trouble (device loss, fallbacks) goes into this server's log stream, not a stderr logger of its own.
+    setGpuLogger(log.child({ component: 'gpu' }));
 
     let port: number;
     let metricsServer: HttpServer | undefined;
     let metricsPort: number | undefined;
+    const metricsHost = opts.metricsHost ?? (opts.tls ? '127.0.0.1' : host);
     try {
       port = await new Promise<number>((resolve, reject) =>
         server.bindAsync(`${host.includes(':') ? `[${host}]` : host}:${opts.port ?? 50051}`, credentials, (err, p) => (err ? reject(err) : resolve(p))),
       );
       if (opts.metricsPort !== undefined) {
-        ({ server: metricsServer, port: metricsPort } = await startMetricsServer(metrics, host, opts.metricsPort));
+        ({ server: metricsServer, port: metricsPort } = await startMetricsServer(metrics, metricsHost, opts.metricsPort));
       }
       await pool.ready();
     } catch (e) {
@@ -143,7 +156,16 @@ export class BatchwiseServer {
       await scaleout?.close();
       throw e;
     }
-    log.info({ address: `${host}:${port}`, tls: opts.tls ? (opts.tls.clientCa ? 'mutual' : 'server') : 'off', metricsPort, limits }, 'batchwise serving');
+    log.info(
+      {
+        address: `${host}:${port}`,
+        tls: opts.tls ? (opts.tls.clientCa ? 'mutual' : 'server') : 'off',
+        reflection: opts.reflection !== false,
+        ...(metricsPort !== undefined ? { metricsPort, metricsHost } : {}),
+        limits,
+      },
+      'batchwise serving',
+    );
     const running = new BatchwiseServer(server, port, host, metrics, metricsPort, metricsServer, pool, cache, health, terminator, log, opts.shutdownGraceMs ?? 10_000);
     running.scaleout = scaleout;
     return running;

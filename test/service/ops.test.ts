@@ -124,3 +124,34 @@ describe('operations: health, reflection, metrics', () => {
     expect((await fetch(`http://127.0.0.1:${h.server.metricsPort}/other`)).status).toBe(404);
   });
 });
+
+describe('operations that are a choice: reflection off, metrics on loopback under TLS', () => {
+  it('without reflection the reflection service is UNIMPLEMENTED and the log says so', async () => {
+    const off = await startHarness({ limits: { maxConcurrentSolves: 1 }, reflection: false });
+    try {
+      const e = await reflect(off.server.address, { list_services: '' }).catch((x: unknown) => x);
+      expect((e as grpc.ServiceError).code).toBe(grpc.status.UNIMPLEMENTED);
+      expect(off.lines.find((l) => l.msg === 'batchwise serving')?.reflection).toBe(false);
+    } finally {
+      await off.close();
+    }
+  });
+
+  it('with TLS the plain-HTTP metrics listen on loopback unless a host is given', async () => {
+    const { generate } = await import('selfsigned');
+    const pems = await generate([{ name: 'commonName', value: 'batchwise-test' }], { keyType: 'ec', algorithm: 'sha256' });
+    const tls = { cert: Buffer.from(pems.cert), key: Buffer.from(pems.private) };
+    const a = await startHarness({ limits: { maxConcurrentSolves: 1 }, host: '0.0.0.0', tls, metricsPort: 0 });
+    const b = await startHarness({ limits: { maxConcurrentSolves: 1 }, host: '0.0.0.0', tls, metricsPort: 0, metricsHost: '0.0.0.0' });
+    try {
+      const serving = (h: Harness) => h.lines.find((l) => l.msg === 'batchwise serving')!;
+      expect(serving(a).metricsHost).toBe('127.0.0.1');
+      expect(serving(b).metricsHost).toBe('0.0.0.0');
+      const body = await (await fetch(`http://127.0.0.1:${String(serving(a).metricsPort)}/metrics`)).text();
+      expect(body).toContain('grpc_server_started_total');
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});

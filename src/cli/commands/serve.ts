@@ -9,6 +9,8 @@ interface ServeOptions {
   host: string;
   port: number;
   metricsPort?: number;
+  metricsHost?: string;
+  reflection: boolean;
   tlsCert?: string;
   tlsKey?: string;
   tlsClientCa?: string;
@@ -52,6 +54,8 @@ export function registerServe(program: Command): void {
     .addOption(opt('--host <host>', 'address to listen on', 'BATCHWISE_HOST').default('127.0.0.1'))
     .addOption(opt('--port <port>', 'gRPC port (0 = any free port)', 'BATCHWISE_PORT').argParser(int(0, 65535)).default(50051))
     .addOption(opt('--metrics-port <port>', 'serve Prometheus metrics on http://HOST:PORT/metrics', 'BATCHWISE_METRICS_PORT').argParser(int(0, 65535)))
+    .addOption(opt('--metrics-host <host>', 'address of the metrics listener (default: --host, or 127.0.0.1 with TLS: metrics are plain HTTP)', 'BATCHWISE_METRICS_HOST'))
+    .option('--no-reflection', 'do not serve gRPC server reflection (clients then need the proto)')
     .addOption(opt('--tls-cert <file>', 'server certificate chain (PEM); enables TLS', 'BATCHWISE_TLS_CERT'))
     .addOption(opt('--tls-key <file>', 'server private key (PEM)', 'BATCHWISE_TLS_KEY'))
     .addOption(opt('--tls-client-ca <file>', 'require client certificates signed by this CA (mutual TLS)', 'BATCHWISE_TLS_CLIENT_CA'))
@@ -109,6 +113,8 @@ async function start(o: ServeOptions): Promise<BatchwiseServer> {
       host: o.host,
       port: o.port,
       metricsPort: o.metricsPort,
+      metricsHost: o.metricsHost,
+      reflection: o.reflection,
       tls,
       insecure: o.insecure === true || envSwitch('BATCHWISE_INSECURE'),
       limits,
