@@ -84,6 +84,10 @@ describe('google.rpc.BadRequest in grpc-status-details-bin', () => {
     expect(r.status.message).toBe(r.details);
     expect(r.violations[0].field).toBe('policy');
     expect((e.metadata.get(STATUS_DETAILS_KEY)[0] as Buffer).length).toBeLessThan(2600);
+    // The server's log line is bounded the same way.
+    const logged = h.lines.filter((l) => l.rpc === 'Simulate' && l.code === 'INVALID_ARGUMENT').pop()!;
+    expect(Buffer.byteLength(String(logged.details))).toBeLessThanOrEqual(DETAIL_BOUNDS.message);
+    expect(JSON.stringify(logged).length).toBeLessThan(4000);
   });
 
   it('truncateUtf8 cuts at a character boundary; badRequestStatus encodes what decodeStatus reads', () => {

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { CallContext, ServerStreamingHandler, UnaryHandler } from './context.js';
 import { toStatus, type StatusOutcome } from './errorTable.js';
 import { Code, cancelledByClient, codeName, deadlineExceeded } from './status.js';
-import { STATUS_DETAILS_KEY, failureTrailers } from './statusDetails.js';
+import { DETAIL_BOUNDS, STATUS_DETAILS_KEY, failureTrailers, truncateUtf8 } from './statusDetails.js';
 import type { Terminator } from './terminator.js';
 
 /** How close to its deadline a cancelled call counts as having hit the deadline. */
@@ -95,7 +95,8 @@ function openContext(rpc: string, type: GrpcType, call: AnyCall, deps: AdapterDe
       deps.observer.onCallEnd({ rpc, type, code: number, seconds, messagesSent });
       const line = { code: codeName(number), durationMs: Math.round(seconds * 1e4) / 10, messagesSent, ...ctx.facts };
       if (outcome?.internal) log.error({ ...line, err }, 'rpc failed');
-      else if (outcome) log.info({ ...line, details: outcome.details }, 'rpc finished');
+      // The details may echo the input: the log line gets the same bound as the trailers (a 15 MB spec once made a 15 MB line).
+      else if (outcome) log.info({ ...line, details: truncateUtf8(outcome.details, DETAIL_BOUNDS.message) }, 'rpc finished');
       else log.info(line, 'rpc finished');
     },
   };
