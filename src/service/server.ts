@@ -20,6 +20,7 @@ import { SolveCoordinator } from './solving/coordinator.js';
 import { ConfigError, serverCredentials, type ServerTls } from './tls.js';
 import { releaseGpuIfOpen } from '../solve/gpu/lifecycle.js';
 import { setGpuLogger } from '../solve/gpu/log.js';
+import { withTolerantDeserializers } from './rpc/malformed.js';
 import { RedisBatchExecutor, type RedisExecutorOptions } from '../scaleout/redisExecutor.js';
 
 export interface ServerOptions {
@@ -209,7 +210,7 @@ function defaultExecutors(): () => readonly BatchExecutor[] {
 
 function serviceDefinition(pkg: protoLoader.PackageDefinition): grpc.ServiceDefinition {
   const def = grpc.loadPackageDefinition(pkg) as unknown as { batchwise: { v1: { BatchingPolicy: grpc.ServiceClientConstructor } } };
-  return def.batchwise.v1.BatchingPolicy.service;
+  return withTolerantDeserializers(def.batchwise.v1.BatchingPolicy.service);
 }
 
 /** Builds the grpc-js implementation object from the registration table. */

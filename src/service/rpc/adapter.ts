@@ -6,6 +6,7 @@ import { toStatus, type StatusOutcome } from './errorTable.js';
 import { Code, cancelledByClient, codeName, deadlineExceeded } from './status.js';
 import { DETAIL_BOUNDS, STATUS_DETAILS_KEY, failureTrailers, truncateUtf8 } from './statusDetails.js';
 import type { Terminator } from './terminator.js';
+import { checkDecoded } from './malformed.js';
 
 /** How close to its deadline a cancelled call counts as having hit the deadline. */
 const DEADLINE_SLACK_MS = 250;
@@ -118,7 +119,12 @@ function statusObject(o: StatusOutcome): Partial<grpc.StatusObject> {
 export function adaptUnary<Req, Res>(rpc: string, handler: UnaryHandler<Req, Res>, deps: AdapterDeps): grpc.handleUnaryCall<Req, Res> {
   return (call, callback) => {
     const live = openContext(rpc, 'unary', call as AnyCall, deps);
-    handler(call.request, live.ctx).then(
+    Promise.resolve()
+      .then(() => {
+        checkDecoded(call.request, rpc);
+        return handler(call.request, live.ctx);
+      })
+      .then(
       (res) => {
         live.sent();
         live.finish(undefined);
@@ -149,6 +155,7 @@ export function adaptServerStreaming<Req, Res>(
     const live = openContext(rpc, 'server_stream', call as AnyCall, deps);
     const { signal } = live.ctx;
     const run = async (): Promise<void> => {
+      checkDecoded(call.request, rpc);
       const it = handler(call.request, live.ctx);
       try {
         for (;;) {
