@@ -47,7 +47,7 @@ function rssMiB(pid: number): number {
 }
 
 async function client(address: string, round: number, i: number): Promise<number> {
-  const c = new BatchwiseClient(address);
+  const c = new BatchwiseClient(address, { ownConnection: true }); // 50 clients, 50 connections
   try {
     const rate = 500 + 40 * i + 7 * round;
     const w = 1e-4 * (1 + round);

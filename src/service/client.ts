@@ -30,6 +30,12 @@ export interface ClientOptions {
    * gRPC's default of one connection to the first address, which pins a client to one replica.
    */
   readonly loadBalancing?: 'pick_first' | 'round_robin';
+  /**
+   * A connection of this client's own. grpc-js shares one connection among the clients of a
+   * process that dial the same address, and the server's per-connection limits
+   * (maxQueuedPerPeer) then apply to all of them together.
+   */
+  readonly ownConnection?: boolean;
 }
 
 export interface CallOptions {
@@ -80,6 +86,7 @@ export class BatchwiseClient {
     this.raw = new def.batchwise.v1.BatchingPolicy(address, creds, {
       'grpc.max_receive_message_length': size,
       'grpc.max_send_message_length': size,
+      ...(opts.ownConnection ? { 'grpc.use_local_subchannel_pool': 1 } : {}),
       ...(opts.loadBalancing ? { 'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ [opts.loadBalancing]: {} }] }) } : {}),
       ...(opts.tls?.serverName ? { 'grpc.ssl_target_name_override': opts.tls.serverName, 'grpc.default_authority': opts.tls.serverName } : {}),
     }) as unknown as RawClient;
