@@ -3,7 +3,7 @@ import { LimitError, throwIfAborted } from '../model/errors.js';
 import { LIMITS } from '../model/limits.js';
 import type { MmppProcess } from '../model/mmpp/process.js';
 import type { ModelParams } from '../model/scenario.js';
-import { solveChain } from './chain.js';
+import { sharedRows, solveChain, type BandChain, type ChainFactor } from './chain.js';
 import { actionAt, levelsOf, type Policy } from './policy.js';
 import { buildStateChain, type StateSums } from './stateChain.js';
 
@@ -35,7 +35,10 @@ export function levelMass(nu: Float64Array, M: number, s: number): number {
  * Solves the policy's chain extended past its table by serving min(s, tailBatch), growing the
  * extension until the caller stops asking. Each growth jumps to where the measured decay of
  * the tail puts the top mass below the target (or doubles when the decay is not yet clean),
- * so a deep queue costs one or two solves instead of a ladder of doublings.
+ * so a deep queue costs one or two solves instead of a ladder of doublings. The states are
+ * eliminated from the bottom up (only ν is read, which is accurate from any reference), so a
+ * longer chain takes over the elimination of the levels it shares with the previous one and
+ * pays only for those near the old top and above: the ladder costs about its last solve.
  */
 export function* extendedSolutions(
   p: ModelParams,
@@ -62,6 +65,7 @@ export function* extendedSolutions(
   // and the second extension is made just long enough to hold the three (not twice the first).
   const mixedModes = M > 1;
   const measurable = Math.max(tableLevels, opts.minLevels ?? 0) + 5 * reach;
+  let previous: { readonly chain: BandChain; readonly factor: ChainFactor } | undefined;
   for (;;) {
     throwIfAborted(opts.signal);
     if (n > maxLevels) {
@@ -76,7 +80,10 @@ export function* extendedSolutions(
       out.mode[0] = 0;
       return 1;
     });
-    const nu = solveChain(chain).stationary;
+    const reuse = previous ? { from: previous.factor, bottom: sharedRows(previous.chain, chain).bottom, top: chain.n } : undefined;
+    const sol = solveChain(chain, { ref: chain.n - 1, stationaryOnly: true, reuse });
+    previous = { chain, factor: sol.factor };
+    const nu = sol.stationary;
     const massIn = (from: number, to: number): number => {
       let m = 0;
       for (let x = Math.max(0, from) * M; x < Math.min(to, n) * M; x++) m += nu[x];

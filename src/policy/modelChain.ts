@@ -1,5 +1,5 @@
 import { modelBand, type CompiledModel } from '../model/compile.js';
-import { BandChain, solveChain } from './chain.js';
+import { BandChain, solveChain, type ChainFactor } from './chain.js';
 
 /** A reference state at least this likely relative to the mode keeps the values accurate. */
 const LIKELY = 1e-2;
@@ -13,6 +13,8 @@ export interface ModelEvaluation {
   readonly values: Float64Array;
   /** Most likely flat state under the policy: the reference to use for the next evaluation. */
   readonly mode: number;
+  /** What the evaluation of a next policy on the same model can take over (see `previous`). */
+  readonly reusable: { readonly model: CompiledModel; readonly policy: Int32Array; readonly factor: ChainFactor };
 }
 
 /**
@@ -20,14 +22,20 @@ export interface ModelEvaluation {
  * (the chain then has a few negative coefficients near S, which the reduction tolerates):
  * the evaluation step of policy iteration. The flat s-major order makes the chain banded
  * (modelBand), so one GTH reduction serves every number of phases.
+ *
+ * With `previous`, the evaluation of another policy on the same model, the rows of the states
+ * where the two policies agree are the same, and the reduction takes over the eliminations
+ * that involve only those (chain.ts: the same result to the last bit). Policy iteration mostly
+ * changes the actions at short queues, and eliminates from the top down: the long stretch
+ * above the highest change is not eliminated again. `previous` is used up.
  */
-export function evaluateOnModel(model: CompiledModel, policy: Int32Array, ref?: number): ModelEvaluation {
+export function evaluateOnModel(model: CompiledModel, policy: Int32Array, ref?: number, previous?: ModelEvaluation): ModelEvaluation {
   const { S, M, costSlope, rates, process, kappa, sojourn, pmfOffset, pmfStart, pmfLength, pmf } = model;
   const { tailFirstState, tailStart, tailCoef } = model;
   const Q = process.generator;
   const n = (S + 1) * M;
   const { lo, hi } = modelBand(model);
-  const ch = new BandChain(n, lo, hi);
+  const ch = new BandChain(n, lo, hi, M);
   const { a, width: W } = ch;
   for (let s = 0; s <= S; s++) {
     for (let j = 0; j < M; j++) {
@@ -64,10 +72,23 @@ export function evaluateOnModel(model: CompiledModel, policy: Int32Array, ref?: 
   // stationary distribution is accurate from any reference. So solve from the hint (a
   // previous, similar policy's mode) and solve again from this policy's mode if the hint
   // turns out to be rare here.
-  let sol = solveChain(ch, { ref: ref ?? 0, refine: REFINE_ROUNDS });
-  if (!(sol.stationary[sol.ref] >= LIKELY * sol.stationary[sol.mode])) sol = solveChain(ch, { ref: sol.mode, refine: REFINE_ROUNDS });
+  let sol = solveChain(ch, { ref: ref ?? 0, refine: REFINE_ROUNDS, reuse: sharedWith(previous, model, policy) });
+  if (!(sol.stationary[sol.ref] >= LIKELY * sol.stationary[sol.mode])) {
+    sol = solveChain(ch, { ref: sol.mode, refine: REFINE_ROUNDS, reuse: { from: sol.factor, bottom: n, top: 0 } });
+  }
   const h = sol.values;
   const h0 = h[0];
   for (let x = 0; x < n; x++) h[x] -= h0;
-  return { gain: sol.gain, values: h, mode: sol.mode };
+  return { gain: sol.gain, values: h, mode: sol.mode, reusable: { model, policy: policy.slice(), factor: sol.factor } };
+}
+
+/** The rows a previous evaluation on the same model shares with this policy's chain: those of the states with the same action. */
+function sharedWith(previous: ModelEvaluation | undefined, model: CompiledModel, policy: Int32Array) {
+  if (!previous || previous.reusable.model !== model) return undefined;
+  const old = previous.reusable.policy;
+  let bottom = 0;
+  while (bottom < policy.length && old[bottom] === policy[bottom]) bottom++;
+  let top = policy.length;
+  while (top > bottom && old[top - 1] === policy[top - 1]) top--;
+  return { from: previous.reusable.factor, bottom, top };
 }

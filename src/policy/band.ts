@@ -1,0 +1,57 @@
+/**
+ * A Markov (or, with the tail extrapolation, pseudo-Markov) chain with a banded transition
+ * matrix, plus one reward and one sojourn per state: what `solveChain` (chain.ts) reduces.
+ */
+export class BandChain {
+  /** Entry (i, j) lives at a[i·width + (j − i + lo)]. */
+  readonly a: Float64Array;
+  readonly reward: Float64Array;
+  readonly time: Float64Array;
+  readonly width: number;
+
+  constructor(
+    readonly n: number,
+    /** Largest downward jump. */
+    readonly lo: number,
+    /** Largest upward jump. */
+    readonly hi: number,
+    /**
+     * States per queue level (phases × modes): where the rows repeat shifted by this much, the
+     * reduction looks for the level-to-level fixed point it then reaches (chainSweep.ts).
+     */
+    readonly period = 1,
+  ) {
+    this.width = lo + hi + 1;
+    this.a = new Float64Array(n * this.width);
+    this.reward = new Float64Array(n);
+    this.time = new Float64Array(n);
+  }
+
+  index(i: number, j: number): number {
+    return i * this.width + (j - i + this.lo);
+  }
+
+  add(i: number, j: number, v: number): void {
+    this.a[this.index(i, j)] += v;
+  }
+}
+
+/**
+ * The leading rows two chains share (compared whole) and, when they have the same length, the
+ * lowest row from which they agree to the top: what a reduction of one may reuse for the other
+ * (`SolveChainOptions.reuse`).
+ */
+export function sharedRows(x: BandChain, y: BandChain): { readonly bottom: number; readonly top: number } {
+  const W = x.width;
+  const n = Math.min(x.n, y.n);
+  if (y.width !== W || y.lo !== x.lo) return { bottom: 0, top: n };
+  const same = (i: number): boolean => {
+    for (let e = i * W; e < (i + 1) * W; e++) if (x.a[e] !== y.a[e]) return false;
+    return true;
+  };
+  let bottom = 0;
+  while (bottom < n && same(bottom)) bottom++;
+  let top = x.n === y.n ? n : Math.max(x.n, y.n);
+  while (top > bottom && x.n === y.n && same(top - 1)) top--;
+  return { bottom, top };
+}
