@@ -56,8 +56,18 @@ export function bellmanStep(
         const len = nIn * M;
         // E_b h − h(x) summed as Σ p·(h(y) − h(x)) (each row sums to 1): differences of nearby
         // values keep their digits where h itself is large (long queues, big S).
+        // Unrolled by four, the terms still added one by one in order.
         let acc = 0;
-        for (let e = 0; e < len; e++) acc += pmf[pBase + e] * (h[hBase + e] - hx);
+        let e = 0;
+        for (const end = len - 3; e < end; e += 4) {
+          const p = pBase + e;
+          const q = hBase + e;
+          acc += pmf[p] * (h[q] - hx);
+          acc += pmf[p + 1] * (h[q + 1] - hx);
+          acc += pmf[p + 2] * (h[q + 2] - hx);
+          acc += pmf[p + 3] * (h[q + 3] - hx);
+        }
+        for (; e < len; e++) acc += pmf[pBase + e] * (h[hBase + e] - hx);
         const first = tailFirstState[b];
         if (s >= first) {
           const r = ((tailStart[b] + s - first) * M + j) * M * 3;
