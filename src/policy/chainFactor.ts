@@ -1,5 +1,5 @@
 import type { BandChain } from './band.js';
-import { restoreRest, scanEnvelopes, sweep, type ChainFactor, type Work } from './chainSweep.js';
+import { scanEnvelopes, sweep, type ChainFactor, type Work } from './chainSweep.js';
 
 export { UnreachableReference, type ChainFactor } from './chainSweep.js';
 
@@ -10,7 +10,7 @@ export { UnreachableReference, type ChainFactor } from './chainSweep.js';
  * A factor of a chain whose rows partly agree with this one's hands over the pivots that touch
  * only those rows (`Reuse`): the rows they shared with the unreduced rest are rebuilt from
  * their original values and the stored multipliers, in the original order of updates
- * (`restoreRest`, as after a stretch of copied pivots). Skipping
+ * (chainSweep.ts `restoreRest`, as after a stretch of copied pivots). Skipping
  * an update that a zero multiplier would make, or adding a zero, leaves every sum as it was,
  * so the factor is the one a plain elimination computes, bit for bit.
  */
@@ -63,10 +63,8 @@ export function factorize(ch: BandChain, ref: number, reuse?: Reuse): ChainFacto
     w.colTo.set(from.colTo.subarray(0, below));
   }
   scanEnvelopes(w, below, above);
-  if (below > 0) restoreRest(w, ch, below, 1);
-  if (above < n) restoreRest(w, ch, above - 1, -1);
-  sweep(w, ch, below, ref, 1);
-  sweep(w, ch, above - 1, ref, -1);
+  sweep(w, ch, below, ref, 1, below > 0);
+  sweep(w, ch, above - 1, ref, -1, above < n);
   const { left: _l, right: _r, W: _w, ...factor } = w;
   return factor;
 }

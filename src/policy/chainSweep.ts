@@ -11,12 +11,12 @@ import type { BandChain } from './band.js';
  * Level-homogeneous stretches. Where the rows repeat from level to level (the same actions
  * in every phase, far from the truncation), the rows the elimination leaves behind converge
  * to a fixed point: they are the censored chain of the rest, whose dependence on the far end
- * dies out within some hundred levels, however slowly the queue's tail decays. Once
- * `period` pivots after pivot agree with the ones a level before to a few ulps, for a whole
- * band's worth of pivots, the sweep copies each next pivot from the one a level before
- * instead of eliminating it (O(band) instead of O(lo·hi)), and at the end of the stretch
- * rebuilds the rows the copies would have updated from their original values. The copies
- * differ from an elimination only by the rounding noise the check allows.
+ * dies out within some hundred levels, however slowly the queue's tail decays. Once the
+ * pivots agree with the ones a level (`period` states) before to a few ulps, for as many
+ * pivots as a pivot's data depend on, the sweep copies each next pivot from the one a level
+ * before instead of eliminating it (O(band) instead of O(lo·hi)), and at the end of the
+ * stretch rebuilds the rows the copies would have updated from their original values. The
+ * copies differ from an elimination only by the rounding noise the check allows.
  */
 export interface ChainFactor {
   readonly n: number;
@@ -140,7 +140,7 @@ function rebuildRow(w: Work, i: number, first: number, stop: number, dir: 1 | -1
  * nothing, or after pivots taken over from another factor. Below the reference they are
  * [next, next + lo), above it [next − hi + 1, next].
  */
-export function restoreRest(w: Work, ch: BandChain, next: number, dir: 1 | -1): void {
+function restoreRest(w: Work, ch: BandChain, next: number, dir: 1 | -1): void {
   const { n, lo, hi, W } = w;
   const from = dir > 0 ? next : Math.max(0, next - hi + 1);
   const to = dir > 0 ? Math.min(n, next + lo) : next + 1;
@@ -199,18 +199,30 @@ function copyPivot(w: Work, k: number, src: number): void {
 /**
  * Eliminates the pivots start, start + dir, … before stop. Copies start once `settle` pivots
  * in a row repeated the level before, and last while the original rows keep repeating and the
- * pivots' reach stays clear of the reference and of the chain's ends.
+ * pivots' reach stays clear of the reference and of the chain's ends. With `resumed`, the
+ * pivots before start were taken over from another factor and the rest's rows next to them
+ * still hold their original entries; a run of repeating pivots among those counts as well.
  */
-export function sweep(w: Work, ch: BandChain, start: number, stop: number, dir: 1 | -1): void {
+export function sweep(w: Work, ch: BandChain, start: number, stop: number, dir: 1 | -1, resumed: boolean): void {
   const period = ch.period;
-  const settle = w.lo + w.hi + period;
+  // A pivot's data depend on the original rows in its reach and on the pivots of the last
+  // `lo` (below the reference; `hi` above it): once all of those repeated, so would it.
+  const settle = (dir > 0 ? w.lo : w.hi) + period;
+  const inside = (k: number): boolean => (dir > 0 ? k < stop : k > stop);
   // Above the reference the copies must stay clear of the rows the sweep below it changed.
   const clear = (k: number): boolean => (dir > 0 ? k + w.span < w.n : k - w.lo - w.hi > w.ref);
-  let run = 0;
-  for (let k = start; dir > 0 ? k < stop : k > stop; ) {
+  const repeating = (k: number): boolean => {
     const src = k - dir * period;
+    return src >= 0 && src < w.n && clear(k) && repeats(w, ch, k, src);
+  };
+  let run = 0;
+  if (resumed) {
+    for (let k = start - dir; run < settle && k >= 0 && k < w.n && repeating(k); k -= dir) run++;
+    if (run < settle || !inside(start)) restoreRest(w, ch, start, dir);
+  }
+  for (let k = start; inside(k); ) {
     if (run >= settle) {
-      while ((dir > 0 ? k < stop : k > stop) && clear(k) && entersRepeated(w, ch, k, k - dir * period)) {
+      while (inside(k) && clear(k) && entersRepeated(w, ch, k, k - dir * period)) {
         copyPivot(w, k, k - dir * period);
         k += dir;
       }
@@ -219,7 +231,7 @@ export function sweep(w: Work, ch: BandChain, start: number, stop: number, dir: 
       continue;
     }
     eliminate(w, k, dir);
-    run = src >= 0 && src < w.n && clear(k) && repeats(w, ch, k, src) ? run + 1 : 0;
+    run = repeating(k) ? run + 1 : 0;
     k += dir;
   }
 }

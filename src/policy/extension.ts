@@ -59,12 +59,13 @@ export function* extendedSolutions(
   const reach = lo + hi;
   const tableLevels = levelsOf(policy);
   const maxLevels = Math.floor(LIMITS.maxBandEntries / ((reach + 1) * M * M));
-  let n = Math.max(tableLevels + 2 * reach, opts.minLevels ?? 0, 64);
   // One phase: the tail is geometric right past the table, and two windows read its decay. Several
   // phases mix decay modes there (the slowest one rules further out): a third window must agree,
-  // and the second extension is made just long enough to hold the three (not twice the first).
+  // so the first extension is made just long enough to hold the three (a shorter one first
+  // rarely held the mass down, and cost a solve of its own).
   const mixedModes = M > 1;
   const measurable = Math.max(tableLevels, opts.minLevels ?? 0) + 5 * reach;
+  let n = Math.max(mixedModes ? measurable : tableLevels + 2 * reach, opts.minLevels ?? 0, 64);
   let previous: { readonly chain: BandChain; readonly factor: ChainFactor } | undefined;
   for (;;) {
     throwIfAborted(opts.signal);
@@ -100,7 +101,7 @@ export function* extendedSolutions(
     const clean = s0 - reach >= tableLevels && w1 > 0 && w2 > 0 && perReach < 0.9 && steady;
     const above = clean ? massIn(s0, n) : 0;
     yield { stationary: nu, levels: n, sums, top, ...(clean ? { decay: { s0, above, perReach, reach } } : {}) };
-    let next = mixedModes && n < measurable ? measurable : 2 * n;
+    let next = 2 * n;
     if (clean) {
       // Where the top window's mass falls 10× below the target, plus the distorted top.
       const windows = Math.log(EXTENSION_TOP_MASS / (10 * Math.max(top, Number.MIN_VALUE))) / Math.log(perReach);
