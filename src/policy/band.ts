@@ -35,23 +35,3 @@ export class BandChain {
     this.a[this.index(i, j)] += v;
   }
 }
-
-/**
- * The leading rows two chains share (compared whole) and, when they have the same length, the
- * lowest row from which they agree to the top: what a reduction of one may reuse for the other
- * (`SolveChainOptions.reuse`).
- */
-export function sharedRows(x: BandChain, y: BandChain): { readonly bottom: number; readonly top: number } {
-  const W = x.width;
-  const n = Math.min(x.n, y.n);
-  if (y.width !== W || y.lo !== x.lo) return { bottom: 0, top: n };
-  const same = (i: number): boolean => {
-    for (let e = i * W; e < (i + 1) * W; e++) if (x.a[e] !== y.a[e]) return false;
-    return true;
-  };
-  let bottom = 0;
-  while (bottom < n && same(bottom)) bottom++;
-  let top = x.n === y.n ? n : Math.max(x.n, y.n);
-  while (top > bottom && x.n === y.n && same(top - 1)) top--;
-  return { bottom, top };
-}

@@ -1,7 +1,7 @@
 import type { BandChain } from './band.js';
 import { factorize, UnreachableReference, type ChainFactor, type Reuse } from './chainFactor.js';
 
-export { BandChain, sharedRows } from './band.js';
+export { BandChain } from './band.js';
 export type { ChainFactor } from './chainFactor.js';
 
 /**

@@ -3,7 +3,7 @@ import { LimitError, throwIfAborted } from '../model/errors.js';
 import { LIMITS } from '../model/limits.js';
 import type { MmppProcess } from '../model/mmpp/process.js';
 import type { ModelParams } from '../model/scenario.js';
-import { sharedRows, solveChain, type BandChain, type ChainFactor } from './chain.js';
+import { solveChain, type ChainFactor } from './chain.js';
 import { actionAt, levelsOf, type Policy } from './policy.js';
 import { buildStateChain, type StateSums } from './stateChain.js';
 
@@ -66,7 +66,7 @@ export function* extendedSolutions(
   const mixedModes = M > 1;
   const measurable = Math.max(tableLevels, opts.minLevels ?? 0) + 5 * reach;
   let n = Math.max(mixedModes ? measurable : tableLevels + 2 * reach, opts.minLevels ?? 0, 64);
-  let previous: { readonly chain: BandChain; readonly factor: ChainFactor } | undefined;
+  let previous: { readonly levels: number; readonly factor: ChainFactor } | undefined;
   for (;;) {
     throwIfAborted(opts.signal);
     if (n > maxLevels) {
@@ -81,9 +81,10 @@ export function* extendedSolutions(
       out.mode[0] = 0;
       return 1;
     });
-    const reuse = previous ? { from: previous.factor, bottom: sharedRows(previous.chain, chain).bottom, top: chain.n } : undefined;
+    // A row reaches at most `hi` levels up: below the old top by more, the cut did not touch it.
+    const reuse = previous ? { from: previous.factor, bottom: Math.max(0, previous.levels - 1 - hi) * M, top: chain.n } : undefined;
     const sol = solveChain(chain, { ref: chain.n - 1, stationaryOnly: true, reuse });
-    previous = { chain, factor: sol.factor };
+    previous = { levels: n, factor: sol.factor };
     const nu = sol.stationary;
     const massIn = (from: number, to: number): number => {
       let m = 0;

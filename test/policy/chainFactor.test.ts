@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BandChain, sharedRows, solveChain } from '../../src/policy/chain.js';
+import { BandChain, solveChain } from '../../src/policy/chain.js';
 import { gaussSolve } from '../helpers/denseEval.js';
 
 /**
@@ -100,6 +100,17 @@ function denseValues(ch: BandChain, ref: number): { g: number; h: number[] } {
   const g = x[ref];
   x[ref] = 0;
   return { g, h: x };
+}
+
+/** The leading rows two chains share, and (same length) the row from which they agree to the top. */
+function sharedRows(x: BandChain, y: BandChain): { bottom: number; top: number } {
+  const W = x.width;
+  const same = (i: number): boolean => x.a.subarray(i * W, (i + 1) * W).every((v, e) => v === y.a[i * W + e]);
+  let bottom = 0;
+  while (bottom < Math.min(x.n, y.n) && same(bottom)) bottom++;
+  let top = x.n;
+  while (x.n === y.n && top > bottom && same(top - 1)) top--;
+  return { bottom, top };
 }
 
 function maxAbsDiff(x: ArrayLike<number>, y: ArrayLike<number>): number {
