@@ -45,10 +45,9 @@ export interface SolveChainOptions {
    */
   readonly refine?: number;
   /**
-   * The factor of an earlier solve whose chain had the same band and the same rows below
-   * `bottom` and, with the same n, from `top` on: the pivots that touch only those rows are
-   * taken over instead of eliminated again (the result is the same to the last bit). The
-   * earlier factor is used up (its arrays may be taken over).
+   * The factor of an earlier solve whose chain had the same length, band and rows from `top`
+   * on: the pivots that touch only those rows are taken over instead of eliminated again (the
+   * result is the same to the last bit). The earlier factor is used up (its arrays are taken over).
    */
   readonly reuse?: Reuse;
   /** Only ν is wanted: g and h are not computed (gain NaN, no values). */

@@ -3,7 +3,7 @@ import { LimitError, throwIfAborted } from '../model/errors.js';
 import { LIMITS } from '../model/limits.js';
 import type { MmppProcess } from '../model/mmpp/process.js';
 import type { ModelParams } from '../model/scenario.js';
-import { solveChain, type ChainFactor } from './chain.js';
+import { solveChain } from './chain.js';
 import { actionAt, levelsOf, type Policy } from './policy.js';
 import { buildStateChain, type StateSums } from './stateChain.js';
 
@@ -35,10 +35,7 @@ export function levelMass(nu: Float64Array, M: number, s: number): number {
  * Solves the policy's chain extended past its table by serving min(s, tailBatch), growing the
  * extension until the caller stops asking. Each growth jumps to where the measured decay of
  * the tail puts the top mass below the target (or doubles when the decay is not yet clean),
- * so a deep queue costs one or two solves instead of a ladder of doublings. The states are
- * eliminated from the bottom up (only ν is read, which is accurate from any reference), so a
- * longer chain takes over the elimination of the levels it shares with the previous one and
- * pays only for those near the old top and above: the ladder costs about its last solve.
+ * so a deep queue costs one or two solves instead of a ladder of doublings.
  */
 export function* extendedSolutions(
   p: ModelParams,
@@ -66,7 +63,6 @@ export function* extendedSolutions(
   const mixedModes = M > 1;
   const measurable = Math.max(tableLevels, opts.minLevels ?? 0) + 5 * reach;
   let n = Math.max(mixedModes ? measurable : tableLevels + 2 * reach, opts.minLevels ?? 0, 64);
-  let previous: { readonly levels: number; readonly factor: ChainFactor } | undefined;
   for (;;) {
     throwIfAborted(opts.signal);
     if (n > maxLevels) {
@@ -81,11 +77,9 @@ export function* extendedSolutions(
       out.mode[0] = 0;
       return 1;
     });
-    // A row reaches at most `hi` levels up: below the old top by more, the cut did not touch it.
-    const reuse = previous ? { from: previous.factor, bottom: Math.max(0, previous.levels - 1 - hi) * M, top: chain.n } : undefined;
-    const sol = solveChain(chain, { ref: chain.n - 1, stationaryOnly: true, reuse });
-    previous = { levels: n, factor: sol.factor };
-    const nu = sol.stationary;
+    // Eliminated from the bottom up: past the table the copies of the sweep start within a few
+    // hundred levels of it (from the cut at the top they take longer), and ν is accurate from any reference.
+    const nu = solveChain(chain, { ref: chain.n - 1, stationaryOnly: true }).stationary;
     const massIn = (from: number, to: number): number => {
       let m = 0;
       for (let x = Math.max(0, from) * M; x < Math.min(to, n) * M; x++) m += nu[x];

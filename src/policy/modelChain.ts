@@ -46,7 +46,7 @@ export function evaluateOnModel(model: CompiledModel, policy: Int32Array, ref?: 
   // turns out to be rare here.
   let sol = solveChain(ch, { ref: ref ?? 0, refine: REFINE_ROUNDS, reuse: sharedWith(previous, model, policy) });
   if (!(sol.stationary[sol.ref] >= LIKELY * sol.stationary[sol.mode])) {
-    sol = solveChain(ch, { ref: sol.mode, refine: REFINE_ROUNDS, reuse: { from: sol.factor, bottom: n, top: 0 } });
+    sol = solveChain(ch, { ref: sol.mode, refine: REFINE_ROUNDS, reuse: { from: sol.factor, top: 0 } });
   }
   const h = sol.values;
   const h0 = h[0];
@@ -97,6 +97,6 @@ function sharedWith(previous: ModelEvaluation | undefined, model: CompiledModel,
   while (bottom < policy.length && old[bottom] === policy[bottom]) bottom++;
   let top = policy.length;
   while (top > bottom && old[top - 1] === policy[top - 1]) top--;
-  // The same policy: every row is shared, from either end.
+  // The same policy: every row is shared.
   return { from: previous.reusable.factor, bottom, top: bottom === policy.length ? 0 : top };
 }
