@@ -176,13 +176,13 @@ function entersRepeated(w: Work, ch: BandChain, k: number, src: number): boolean
   return true;
 }
 
-/** Whether pivot k repeats pivot src, a level before: its rows the same, its data within SAME. */
+/** Whether pivot k repeats pivot src, a level before: its rows the same, its data within SAME (cheapest tests first). */
 function repeats(w: Work, ch: BandChain, k: number, src: number): boolean {
   const { W, span, lo } = w;
   const d = w.pivots;
-  if (!entersRepeated(w, ch, k, src)) return false;
   if (!(Math.abs(d[k] - d[src]) <= SAME * Math.abs(d[k]))) return false;
   if (w.colFrom[k] - k !== w.colFrom[src] - src || w.colTo[k] - k !== w.colTo[src] - src) return false;
+  if (!entersRepeated(w, ch, k, src)) return false;
   return close(w.f, k * span, src * span, span) && close(w.reduced, k * W + w.colFrom[k] - k + lo, src * W + w.colFrom[src] - src + lo, w.colTo[k] - w.colFrom[k]);
 }
 
@@ -208,6 +208,10 @@ export function sweep(w: Work, ch: BandChain, start: number, stop: number, dir: 
   // A pivot's data depend on the original rows in its reach and on the pivots of the last
   // `lo` (below the reference; `hi` above it): once all of those repeated, so would it.
   const settle = (dir > 0 ? w.lo : w.hi) + period;
+  // Copies start `settle` pivots into a stretch and end a band before its far end: on a chain
+  // with fewer states the look for them would only cost (a rule of the chain alone, so that a
+  // factor taken over was built under it too).
+  const looks = w.n > 2 * settle + w.lo + w.hi;
   const inside = (k: number): boolean => (dir > 0 ? k < stop : k > stop);
   // Above the reference the copies must stay clear of the rows the sweep below it changed.
   const clear = (k: number): boolean => (dir > 0 ? k + w.span < w.n : k - w.lo - w.hi > w.ref);
@@ -217,7 +221,7 @@ export function sweep(w: Work, ch: BandChain, start: number, stop: number, dir: 
   };
   let run = 0;
   if (resumed) {
-    for (let k = start - dir; run < settle && k >= 0 && k < w.n && repeating(k); k -= dir) run++;
+    for (let k = start - dir; looks && run < settle && k >= 0 && k < w.n && repeating(k); k -= dir) run++;
     if (run < settle || !inside(start)) restoreRest(w, ch, start, dir);
   }
   for (let k = start; inside(k); ) {
@@ -231,7 +235,7 @@ export function sweep(w: Work, ch: BandChain, start: number, stop: number, dir: 
       continue;
     }
     eliminate(w, k, dir);
-    run = repeating(k) ? run + 1 : 0;
+    run = looks && repeating(k) ? run + 1 : 0;
     k += dir;
   }
 }
