@@ -6,8 +6,8 @@ export type { ChainFactor } from './chainFactor.js';
 
 /**
  * The exact reduction of a banded chain by state elimination (chainFactor.ts): one pass of
- * O(n·lo·hi) gives the average reward g = Σν·c / Σν·y, the relative values h and the
- * stationary distribution ν. Pivots are sums of off-diagonal mass, never 1 − p(k,k), so for a
+ * at most O(n·lo·hi) (rows' envelopes, level-to-level copies: chainSweep.ts) gives the average
+ * reward g = Σν·c / Σν·y, the relative values h and the stationary distribution ν. Pivots are sums of off-diagonal mass, never 1 − p(k,k), so for a
  * stochastic matrix the stationary distribution involves no subtraction at all.
  *
  * Relative values need care: eliminating a state folds the rewards of the excursions
