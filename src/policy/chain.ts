@@ -1,51 +1,23 @@
-import { throwIfAborted } from '../model/errors.js';
+import type { BandChain } from './band.js';
+import { factorize, UnreachableReference, type ChainFactor, type Reuse } from './chainFactor.js';
+
+export { BandChain } from './band.js';
+export type { ChainFactor } from './chainFactor.js';
 
 /**
- * A Markov (or, with the tail extrapolation, pseudo-Markov) chain with a banded transition
- * matrix, plus one reward and one sojourn per state, and its exact reduction by state
- * elimination (the Grassmann–Taksar–Heyman scheme).
- *
- * One pass of O(n·lo·hi) gives the average reward g = Σν·c / Σν·y, the relative values h
- * and the stationary distribution ν. Pivots are sums of off-diagonal mass, never
- * 1 − p(k,k), so for a stochastic matrix the stationary distribution involves no
- * subtraction at all.
+ * The exact reduction of a banded chain by state elimination (chainFactor.ts): one pass of
+ * at most O(n·lo·hi) (rows' envelopes, level-to-level copies: chainSweep.ts) gives the average
+ * reward g = Σν·c / Σν·y, the relative values h and the stationary distribution ν. Pivots are sums of off-diagonal mass, never 1 − p(k,k), so for a
+ * stochastic matrix the stationary distribution involves no subtraction at all.
  *
  * Relative values need care: eliminating a state folds the rewards of the excursions
  * through it into its neighbours, and g·Y is later subtracted from that sum. If the final
  * (reference) state is rare, those excursions are long and the subtraction loses every
  * digit. So the states are eliminated from both ends towards a reference `ref` that
  * should be a likely state (the mode of ν): 0, 1, …, ref−1 upwards, then n−1, …, ref+1
- * downwards. Excursions then stay short and h keeps its precision.
+ * downwards. Excursions then stay short and h keeps its precision. The stationary
+ * distribution is accurate from any reference.
  */
-export class BandChain {
-  /** Entry (i, j) lives at a[i·width + (j − i + lo)]. */
-  readonly a: Float64Array;
-  readonly reward: Float64Array;
-  readonly time: Float64Array;
-  readonly width: number;
-
-  constructor(
-    readonly n: number,
-    /** Largest downward jump. */
-    readonly lo: number,
-    /** Largest upward jump. */
-    readonly hi: number,
-  ) {
-    this.width = lo + hi + 1;
-    this.a = new Float64Array(n * this.width);
-    this.reward = new Float64Array(n);
-    this.time = new Float64Array(n);
-  }
-
-  index(i: number, j: number): number {
-    return i * this.width + (j - i + this.lo);
-  }
-
-  add(i: number, j: number, v: number): void {
-    this.a[this.index(i, j)] += v;
-  }
-}
-
 export interface ChainSolution {
   /** Average reward per unit time. */
   readonly gain: number;
@@ -57,6 +29,8 @@ export interface ChainSolution {
   readonly ref: number;
   /** The most likely state (argmax of ν): the best reference for a next, similar chain. */
   readonly mode: number;
+  /** The elimination, for `reuse` by the solve of a chain that shares rows with this one. */
+  readonly factor: ChainFactor;
 }
 
 export interface SolveChainOptions {
@@ -70,33 +44,35 @@ export interface SolveChainOptions {
    * where h is large (deep queues), which otherwise keep the Odoni bounds apart. Default 0.
    */
   readonly refine?: number;
+  /**
+   * The factor of an earlier solve whose chain had the same length, band and rows from `top`
+   * on: the pivots that touch only those rows are taken over instead of eliminated again (the
+   * result is the same to the last bit). The earlier factor is used up (its arrays are taken over).
+   */
+  readonly reuse?: Reuse;
+  /** Only ν is wanted: g and h are not computed (gain NaN, no values). */
+  readonly stationaryOnly?: boolean;
   /** Checked every 256 eliminated states: a reduction of a large chain takes seconds. */
   readonly signal?: AbortSignal;
 }
 
-/** Raised internally when the chosen reference cannot be reached from a state that is recurrent. */
-class UnreachableReference extends Error {
-  constructor(readonly state: number) {
-    super(`state ${state} cannot reach the reference`);
-  }
-}
-
-/**
- * Solves the chain. The matrix is reduced in a copy; `ch` is left as it was so that a
- * retry with another reference is possible.
- */
+/** Solves the chain; `ch` is left as it was, so that a retry with another reference is possible. */
 export function solveChain(ch: BandChain, opts: SolveChainOptions = {}): ChainSolution {
   let ref = Math.min(Math.max(opts.ref ?? 0, 0), ch.n - 1);
+  let reuse = opts.reuse;
   for (;;) {
     try {
-      const sol = reduce(ch, ref, opts.signal);
+      const factor = factorize(ch, ref, reuse, opts.signal);
+      const { stationary, mode } = stationaryOf(factor);
+      if (opts.stationaryOnly) return { gain: NaN, values: new Float64Array(0), stationary, ref, mode, factor };
+      const sol = { ...valuesOf(ch, factor), stationary, ref, mode, factor };
       for (let round = 0; round < (opts.refine ?? 0); round++) refineOnce(ch, sol);
-      const { gain, values, stationary, mode } = sol;
-      return { gain, values, stationary, ref, mode };
+      return sol;
     } catch (e) {
       // A recurrent state that never reaches ref: ref is transient, use that state instead.
       if (e instanceof UnreachableReference && e.state !== ref) {
         ref = e.state;
+        reuse = undefined;
         continue;
       }
       throw e;
@@ -104,96 +80,31 @@ export function solveChain(ch: BandChain, opts: SolveChainOptions = {}): ChainSo
   }
 }
 
-/** A solution plus the reduction it came from, kept for refinement. */
-interface Reduction {
-  gain: number;
-  readonly values: Float64Array;
-  readonly stationary: Float64Array;
-  readonly ref: number;
-  readonly mode: number;
-  readonly reduced: Float64Array;
-  readonly pivots: Float64Array;
-  readonly multipliers: Multipliers;
-  /** The sojourn vector after the reduction (the same for every right-hand side). */
-  readonly reducedTime: Float64Array;
+/** g and h from the factor, plus the sojourn vector after the reduction (the same for every right-hand side). */
+function valuesOf(ch: BandChain, factor: ChainFactor): { gain: number; values: Float64Array; reducedTime: Float64Array } {
+  const reward = forwardSubstitute(factor, ch.reward.slice());
+  const reducedTime = forwardSubstitute(factor, ch.time.slice());
+  const gain = reward[factor.ref] / reducedTime[factor.ref];
+  return { gain, values: backSubstitute(factor, reward, reducedTime, gain), reducedTime };
 }
 
-/**
- * The elimination's multipliers f(i, k) = a(i, k)/d(k), stored contiguously per eliminated state
- * k (`span` rows each: k+1.. upwards in phase 1, k−1.. downwards in phase 2). The right-hand
- * sides and the stationary law replay them; read from the band instead they would be a column
- * walk, one cache line per entry, and cost as much as the elimination on wide bands.
- */
-interface Multipliers {
-  readonly f: Float64Array;
-  readonly span: number;
-}
+/** Past this, the unnormalised ν is scaled down (a reference far out in a fast-decaying tail). */
+const RESCALE_ABOVE = 1e200;
 
-function reduce(ch: BandChain, ref: number, signal: AbortSignal | undefined): Reduction {
-  const { n, lo, hi, width: W } = ch;
-  const a = ch.a.slice();
-  const d = new Float64Array(n);
-  const span = Math.max(lo, hi);
-  const f = new Float64Array(n * span);
-  const row = (i: number): number => i * W - i + lo; // a[row(i) + j] = entry (i, j)
-
-  // Phase 1: eliminate 0..ref−1 upwards (the remaining states are all above k).
-  for (let k = 0; k < ref; k++) {
-    if ((k & 255) === 0) throwIfAborted(signal);
-    const rk = row(k);
-    const jhi = Math.min(n - 1, k + hi);
-    let dk = 0;
-    for (let j = k + 1; j <= jhi; j++) dk += a[rk + j];
-    // Nothing above k is reachable from k: the chain lives below k from there on, so k is
-    // recurrent and the states above it transient; k is the reference to use.
-    if (!(Math.abs(dk) > 0)) throw new UnreachableReference(k);
-    d[k] = dk;
-    const ihi = Math.min(n - 1, k + lo);
-    const fk = k * span - k - 1; // f[fk + i] = f(i, k)
-    for (let i = k + 1; i <= ihi; i++) {
-      const ri = row(i);
-      const aik = a[ri + k];
-      if (aik === 0) continue;
-      const m = aik / dk;
-      f[fk + i] = m;
-      for (let j = k + 1; j <= jhi; j++) a[ri + j] += m * a[rk + j];
-    }
-  }
-  // Phase 2: eliminate n−1..ref+1 downwards (the remaining states are in [ref, k)).
-  for (let k = n - 1; k > ref; k--) {
-    if ((k & 255) === 0) throwIfAborted(signal);
-    const rk = row(k);
-    const jlo = Math.max(ref, k - lo);
-    let dk = 0;
-    for (let j = jlo; j < k; j++) dk += a[rk + j];
-    if (!(Math.abs(dk) > 0)) throw new UnreachableReference(k);
-    d[k] = dk;
-    const ilo = Math.max(ref, k - hi);
-    const fk = k * span + k - 1; // f[fk − i] = f(i, k)
-    for (let i = ilo; i < k; i++) {
-      const ri = row(i);
-      const aik = a[ri + k];
-      if (aik === 0) continue;
-      const m = aik / dk;
-      f[fk - i] = m;
-      for (let j = jlo; j < k; j++) a[ri + j] += m * a[rk + j];
-    }
-  }
-  const multipliers = { f, span };
-  // The right-hand sides follow the matrix through the stored multipliers (refinement reuses them).
-  const reward = forwardSubstitute(multipliers, ch, ref, ch.reward.slice());
-  const time = forwardSubstitute(multipliers, ch, ref, ch.time.slice());
-  const gain = reward[ref] / time[ref];
-  const values = backSubstitute(a, d, ch, ref, reward, time, gain);
-
-  // Stationary distribution: ν(k) = Σ_i ν(i)·a(i, k)/d(k) over the states i left when k went.
+/** ν(k) = Σ_i ν(i)·a(i, k)/d(k) over the states i left when k went, normalised; and its argmax. */
+function stationaryOf(factor: ChainFactor): { stationary: Float64Array; mode: number } {
+  const { n, lo, hi, ref, f, span } = factor;
   const nu = new Float64Array(n);
   nu[ref] = 1;
+  const rescale = (): void => {
+    for (let x = 0; x < n; x++) nu[x] /= RESCALE_ABOVE;
+  };
   for (let k = ref + 1; k < n; k++) {
     const fk = k * span + k - 1;
     let p = 0;
     for (let i = Math.max(ref, k - hi); i < k; i++) p += nu[i] * f[fk - i];
     nu[k] = p;
+    if (p > RESCALE_ABOVE) rescale();
   }
   for (let k = ref - 1; k >= 0; k--) {
     const fk = k * span - k - 1;
@@ -201,6 +112,7 @@ function reduce(ch: BandChain, ref: number, signal: AbortSignal | undefined): Re
     const ihi = Math.min(n - 1, k + lo);
     for (let i = k + 1; i <= ihi; i++) p += nu[i] * f[fk + i];
     nu[k] = p;
+    if (p > RESCALE_ABOVE) rescale();
   }
   let total = 0;
   let mode = ref;
@@ -209,16 +121,15 @@ function reduce(ch: BandChain, ref: number, signal: AbortSignal | undefined): Re
     if (nu[k] > nu[mode]) mode = k;
   }
   for (let k = 0; k < n; k++) nu[k] /= total;
-  return { gain, values, stationary: nu, ref, mode, reduced: a, pivots: d, multipliers, reducedTime: time };
+  return { stationary: nu, mode };
 }
 
 /**
  * Applies the elimination's updates to a right-hand side in place: each eliminated state k
  * passes f(i, k) of its entry to the rows i it connected to.
  */
-function forwardSubstitute(mult: Multipliers, ch: BandChain, ref: number, v: Float64Array): Float64Array {
-  const { n, lo, hi } = ch;
-  const { f, span } = mult;
+function forwardSubstitute(factor: ChainFactor, v: Float64Array): Float64Array {
+  const { n, lo, hi, ref, f, span } = factor;
   for (let k = 0; k < ref; k++) {
     const vk = v[k];
     if (vk === 0) continue;
@@ -236,16 +147,9 @@ function forwardSubstitute(mult: Multipliers, ch: BandChain, ref: number, v: Flo
 }
 
 /** h from the reduced system, in reverse elimination order (h(ref) = 0). */
-function backSubstitute(
-  a: Float64Array,
-  d: Float64Array,
-  ch: BandChain,
-  ref: number,
-  reward: Float64Array,
-  time: Float64Array,
-  gain: number,
-): Float64Array {
-  const { n, lo, hi, width: W } = ch;
+function backSubstitute(factor: ChainFactor, reward: Float64Array, time: Float64Array, gain: number): Float64Array {
+  const { n, lo, hi, ref, reduced: a, pivots: d } = factor;
+  const W = lo + hi + 1;
   const values = new Float64Array(n);
   for (let k = ref + 1; k < n; k++) {
     const rk = k * W - k + lo;
@@ -268,9 +172,9 @@ function backSubstitute(
  * the correction (δg, δh) solves the same equations with reward r, so it is replayed through
  * the stored reduction (the multipliers are the reduced matrix's eliminated columns).
  */
-function refineOnce(ch: BandChain, sol: Reduction): void {
+function refineOnce(ch: BandChain, sol: { gain: number; readonly values: Float64Array; readonly reducedTime: Float64Array; readonly factor: ChainFactor }): void {
   const { n, lo, hi, width: W, a } = ch;
-  const { values: h, gain: g, ref, reduced, pivots, multipliers, reducedTime } = sol;
+  const { values: h, gain: g, factor, reducedTime } = sol;
   const r = new Float64Array(n);
   for (let s = 0; s < n; s++) {
     const rs = s * W - s + lo;
@@ -284,9 +188,9 @@ function refineOnce(ch: BandChain, sol: Reduction): void {
     }
     r[s] = ch.reward[s] - g * ch.time[s] + acc;
   }
-  forwardSubstitute(multipliers, ch, ref, r);
-  const dg = r[ref] / reducedTime[ref];
-  const dh = backSubstitute(reduced, pivots, ch, ref, r, reducedTime, dg);
+  forwardSubstitute(factor, r);
+  const dg = r[factor.ref] / reducedTime[factor.ref];
+  const dh = backSubstitute(factor, r, reducedTime, dg);
   for (let s = 0; s < n; s++) h[s] += dh[s];
   sol.gain = g + dg;
 }

@@ -56,12 +56,13 @@ export function* extendedSolutions(
   const reach = lo + hi;
   const tableLevels = levelsOf(policy);
   const maxLevels = Math.floor(LIMITS.maxBandEntries / ((reach + 1) * M * M));
-  let n = Math.max(tableLevels + 2 * reach, opts.minLevels ?? 0, 64);
   // One phase: the tail is geometric right past the table, and two windows read its decay. Several
   // phases mix decay modes there (the slowest one rules further out): a third window must agree,
-  // and the second extension is made just long enough to hold the three (not twice the first).
+  // so the first extension is made just long enough to hold the three (a shorter one first
+  // rarely held the mass down, and cost a solve of its own).
   const mixedModes = M > 1;
   const measurable = Math.max(tableLevels, opts.minLevels ?? 0) + 5 * reach;
+  let n = Math.max(mixedModes ? measurable : tableLevels + 2 * reach, opts.minLevels ?? 0, 64);
   for (;;) {
     throwIfAborted(opts.signal);
     if (n > maxLevels) {
@@ -76,7 +77,9 @@ export function* extendedSolutions(
       out.mode[0] = 0;
       return 1;
     });
-    const nu = solveChain(chain, { signal: opts.signal }).stationary;
+    // Eliminated from the bottom up: past the table the copies of the sweep start within a few
+    // hundred levels of it (from the cut at the top they take longer), and ν is accurate from any reference.
+    const nu = solveChain(chain, { ref: chain.n - 1, stationaryOnly: true, signal: opts.signal }).stationary;
     const massIn = (from: number, to: number): number => {
       let m = 0;
       for (let x = Math.max(0, from) * M; x < Math.min(to, n) * M; x++) m += nu[x];
@@ -93,7 +96,7 @@ export function* extendedSolutions(
     const clean = s0 - reach >= tableLevels && w1 > 0 && w2 > 0 && perReach < 0.9 && steady;
     const above = clean ? massIn(s0, n) : 0;
     yield { stationary: nu, levels: n, sums, top, ...(clean ? { decay: { s0, above, perReach, reach } } : {}) };
-    let next = mixedModes && n < measurable ? measurable : 2 * n;
+    let next = 2 * n;
     if (clean) {
       // Where the top window's mass falls 10× below the target, plus the distorted top.
       const windows = Math.log(EXTENSION_TOP_MASS / (10 * Math.max(top, Number.MIN_VALUE))) / Math.log(perReach);

@@ -13,6 +13,11 @@ const TOP_GUARD = 4;
  *   policy[x] = the minimising action.
  * With `keep`, an action of `keep` within a relative 1e-12 of the minimum is kept, so that
  * policy iteration never cycles between equally good actions.
+ *
+ * Each serve sum is added term by term in the order of its terms, whatever the grouping: with
+ * one phase unrolled by four; with several, the phases of a level read the same window of h
+ * and are summed four at a time in one pass over it (a phase past M repeats the last one),
+ * each in its own accumulator, so that the passes are not held up by one chain of additions.
  */
 export function bellmanStep(
   model: CompiledModel,
@@ -30,71 +35,129 @@ export function bellmanStep(
   const topS = S * M;
   const top1 = (S - 1) * M;
   const top2 = (S - 2) * M;
+  // Per phase of the level at hand: h there, the best serve so far and the kept action's value.
+  const hx = new Float64Array(M);
+  const serveValue = new Float64Array(M);
+  const serve = new Int32Array(M);
+  const keepValue = new Float64Array(M);
+  /** The serve-b value of (s, j) from its sum Σ p·(h(y) − h(x)) inside the table, tail terms added here. */
+  const consider = (s: number, j: number, b: number, acc: number): void => {
+    const first = tailFirstState[b];
+    if (s >= first) {
+      const r = ((tailStart[b] + s - first) * M + j) * M * 3;
+      const x = hx[j];
+      for (let jj = 0; jj < M; jj++) {
+        const c = r + jj * 3;
+        acc += tailCoef[c] * (h[topS + jj] - x) + tailCoef[c + 1] * (h[top1 + jj] - x) + tailCoef[c + 2] * (h[top2 + jj] - x);
+      }
+    }
+    const v = costSlope * s + kappa[b * M + j] + (tau / sojourn[b * M + j]) * acc;
+    if (v < serveValue[j]) {
+      serveValue[j] = v;
+      serve[j] = b;
+    }
+    if (keep && b === keep[s * M + j]) keepValue[j] = v;
+  };
   for (let s = 0; s <= S; s++) {
     if ((s & 1023) === 0) throwIfAborted(signal);
     const hold = costSlope * s;
     const row = s * M;
     const bmax = s < B ? s : B;
     for (let j = 0; j < M; j++) {
+      hx[j] = h[row + j];
+      serveValue[j] = Infinity;
+      serve[j] = 0;
+      keepValue[j] = Infinity;
+    }
+    for (let b = 1; b <= bmax; b++) {
+      const L = pmfLength[b];
+      const j0 = s - b + pmfOffset[b];
+      let nIn = S - j0 + 1;
+      if (nIn > L) nIn = L;
+      const hBase = j0 * M;
+      const len = nIn * M;
+      // E_b h − h(x) summed as Σ p·(h(y) − h(x)) (each row sums to 1): differences of nearby
+      // values keep their digits where h itself is large (long queues, big S).
+      if (M === 1) {
+        consider(s, 0, b, sumAgainst(pmf, pmfStart[b], h, hBase, len, hx[0]));
+        continue;
+      }
+      for (let j = 0; j < M; j += 4) {
+        const j1 = Math.min(j + 1, M - 1);
+        const j2 = Math.min(j + 2, M - 1);
+        const j3 = Math.min(j + 3, M - 1);
+        const p0 = pmfStart[b] + j * L * M;
+        const p1 = pmfStart[b] + j1 * L * M;
+        const p2 = pmfStart[b] + j2 * L * M;
+        const p3 = pmfStart[b] + j3 * L * M;
+        const x0 = hx[j];
+        const x1 = hx[j1];
+        const x2 = hx[j2];
+        const x3 = hx[j3];
+        let a0 = 0;
+        let a1 = 0;
+        let a2 = 0;
+        let a3 = 0;
+        for (let e = 0; e < len; e++) {
+          const y = h[hBase + e];
+          a0 += pmf[p0 + e] * (y - x0);
+          a1 += pmf[p1 + e] * (y - x1);
+          a2 += pmf[p2 + e] * (y - x2);
+          a3 += pmf[p3 + e] * (y - x3);
+        }
+        consider(s, j, b, a0);
+        if (j1 > j) consider(s, j1, b, a1);
+        if (j2 > j1) consider(s, j2, b, a2);
+        if (j3 > j2) consider(s, j3, b, a3);
+      }
+    }
+    for (let j = 0; j < M; j++) {
       const x = row + j;
-      const hx = h[x];
+      const hxj = hx[j];
       let waitValue = Infinity;
       if (s < S) {
-        let drift = waitRate[j] * (h[x + M] - hx);
-        for (let jj = 0; jj < M; jj++) if (jj !== j) drift += phaseRate[j * M + jj] * (h[row + jj] - hx);
+        let drift = waitRate[j] * (h[x + M] - hxj);
+        for (let jj = 0; jj < M; jj++) if (jj !== j) drift += phaseRate[j * M + jj] * (h[row + jj] - hxj);
         waitValue = hold + kappa[j] + drift;
       }
       if (waits) waits[x] = waitValue;
-      let serveValue = Infinity;
-      let serve = 0;
-      let keepValue = Infinity;
       const kept = keep ? keep[x] : -1;
-      if (kept === 0) keepValue = waitValue;
-      for (let b = 1; b <= bmax; b++) {
-        const L = pmfLength[b];
-        const j0 = s - b + pmfOffset[b];
-        let nIn = S - j0 + 1;
-        if (nIn > L) nIn = L;
-        const pBase = pmfStart[b] + j * L * M;
-        const hBase = j0 * M;
-        const len = nIn * M;
-        // E_b h − h(x) summed as Σ p·(h(y) − h(x)) (each row sums to 1): differences of nearby
-        // values keep their digits where h itself is large (long queues, big S).
-        let acc = 0;
-        for (let e = 0; e < len; e++) acc += pmf[pBase + e] * (h[hBase + e] - hx);
-        const first = tailFirstState[b];
-        if (s >= first) {
-          const r = ((tailStart[b] + s - first) * M + j) * M * 3;
-          for (let jj = 0; jj < M; jj++) {
-            const c = r + jj * 3;
-            acc += tailCoef[c] * (h[topS + jj] - hx) + tailCoef[c + 1] * (h[top1 + jj] - hx) + tailCoef[c + 2] * (h[top2 + jj] - hx);
-          }
-        }
-        const v = hold + kappa[b * M + j] + (tau / sojourn[b * M + j]) * acc;
-        if (v < serveValue) {
-          serveValue = v;
-          serve = b;
-        }
-        if (b === kept) keepValue = v;
-      }
+      const keptValue = kept === 0 ? waitValue : keepValue[j];
       // Near-ties go to serving: when waiting buys nothing (e.g. a zero latency weight makes
       // every "wait longer" policy equally good), the policy should not drift up to S.
       let best = waitValue;
       let arg = 0;
-      if (serve > 0 && (waitValue === Infinity || serveValue <= waitValue + TIE * Math.max(Math.abs(serveValue), Math.abs(waitValue)))) {
-        best = serveValue;
-        arg = serve;
+      const sv = serveValue[j];
+      if (serve[j] > 0 && (waitValue === Infinity || sv <= waitValue + TIE * Math.max(Math.abs(sv), Math.abs(waitValue)))) {
+        best = sv;
+        arg = serve[j];
       }
       // Policy iteration keeps its current action on near-ties so that it cannot cycle, except
       // that a kept wait never displaces a tied serve.
-      if (kept >= 0 && kept !== arg && keepValue - best <= TIE * Math.abs(best) && !(kept === 0 && arg > 0)) {
-        best = keepValue;
+      if (kept >= 0 && kept !== arg && keptValue - best <= TIE * Math.abs(best) && !(kept === 0 && arg > 0)) {
+        best = keptValue;
         arg = kept;
       }
       gap[x] = best;
       policy[x] = arg;
     }
   }
+}
+
+/** Σ_e p[pBase + e]·(h[hBase + e] − hx) over e < len, unrolled by four (the terms added in order). */
+function sumAgainst(p: Float64Array, pBase: number, h: Float64Array, hBase: number, len: number, hx: number): number {
+  let acc = 0;
+  let e = 0;
+  for (const end = len - 3; e < end; e += 4) {
+    const a = pBase + e;
+    const b = hBase + e;
+    acc += p[a] * (h[b] - hx);
+    acc += p[a + 1] * (h[b + 1] - hx);
+    acc += p[a + 2] * (h[b + 2] - hx);
+    acc += p[a + 3] * (h[b + 3] - hx);
+  }
+  for (; e < len; e++) acc += p[pBase + e] * (h[hBase + e] - hx);
+  return acc;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { modelBand, type CompiledModel } from '../model/compile.js';
-import { BandChain, solveChain } from './chain.js';
+import { BandChain, solveChain, type ChainFactor } from './chain.js';
 
 /** A reference state at least this likely relative to the mode keeps the values accurate. */
 const LIKELY = 1e-2;
@@ -13,6 +13,8 @@ export interface ModelEvaluation {
   readonly values: Float64Array;
   /** Most likely flat state under the policy: the reference to use for the next evaluation. */
   readonly mode: number;
+  /** What the evaluation of a next policy on the same model can take over (see `previous`): the chain and its factor. */
+  readonly reusable: { readonly model: CompiledModel; readonly policy: Int32Array; readonly chain: BandChain; readonly factor: ChainFactor };
 }
 
 /**
@@ -20,54 +22,81 @@ export interface ModelEvaluation {
  * (the chain then has a few negative coefficients near S, which the reduction tolerates):
  * the evaluation step of policy iteration. The flat s-major order makes the chain banded
  * (modelBand), so one GTH reduction serves every number of phases.
+ *
+ * With `previous`, the evaluation of another policy on the same model, the rows of the states
+ * where the two policies agree are the same: only the others are written again, into the
+ * previous chain, and the reduction takes over the eliminations that involve only the shared
+ * rows (chain.ts: the same result to the last bit). Policy iteration mostly changes the
+ * actions at short queues, and eliminates from the top down: the long stretch above the
+ * highest change is not eliminated again. `previous` is used up.
  */
-export function evaluateOnModel(model: CompiledModel, policy: Int32Array, ref?: number, signal?: AbortSignal): ModelEvaluation {
-  const { S, M, costSlope, rates, process, kappa, sojourn, pmfOffset, pmfStart, pmfLength, pmf } = model;
-  const { tailFirstState, tailStart, tailCoef } = model;
-  const Q = process.generator;
-  const n = (S + 1) * M;
+export function evaluateOnModel(model: CompiledModel, policy: Int32Array, ref?: number, previous?: ModelEvaluation, signal?: AbortSignal): ModelEvaluation {
+  const n = (model.S + 1) * model.M;
   const { lo, hi } = modelBand(model);
-  const ch = new BandChain(n, lo, hi);
-  const { a, width: W } = ch;
-  for (let s = 0; s <= S; s++) {
-    for (let j = 0; j < M; j++) {
-      const x = s * M + j;
-      const act = policy[x];
-      const row = x * W - x + lo; // a[row + z] = entry (x, z)
-      if (act === 0) {
-        // Probabilities as ratios of rates, so that one phase gives exactly 1 for an arrival.
-        const out = rates[j] - Q[j * M + j];
-        if (rates[j] > 0) a[row + x + M] += rates[j] / out;
-        for (let jj = 0; jj < M; jj++) if (jj !== j) a[row + s * M + jj] += Q[j * M + jj] / out;
-      } else {
-        const L = pmfLength[act];
-        const j0 = s - act + pmfOffset[act];
-        const nIn = Math.min(L, S - j0 + 1);
-        const pBase = pmfStart[act] + j * L * M;
-        for (let e = 0; e < nIn * M; e++) a[row + j0 * M + e] += pmf[pBase + e];
-        const first = tailFirstState[act];
-        if (s >= first) {
-          const r = ((tailStart[act] + s - first) * M + j) * M * 3;
-          for (let jj = 0; jj < M; jj++) {
-            a[row + S * M + jj] += tailCoef[r + jj * 3];
-            a[row + (S - 1) * M + jj] += tailCoef[r + jj * 3 + 1];
-            a[row + (S - 2) * M + jj] += tailCoef[r + jj * 3 + 2];
-          }
-        }
-      }
-      const y = sojourn[act * M + j];
-      ch.reward[x] = (costSlope * s + kappa[act * M + j]) * y;
-      ch.time[x] = y;
-    }
-  }
+  // The previous chain is rewritten where the actions differ ([bottom, top)), or a new one built.
+  const shared = sharedWith(previous, model, policy);
+  const ch = previous && shared ? previous.reusable.chain : new BandChain(n, lo, hi, model.M);
+  const from = shared?.bottom ?? 0;
+  const to = Math.max(from, shared?.top ?? n);
+  ch.a.fill(0, from * ch.width, to * ch.width);
+  for (let x = from; x < to; x++) writeRow(model, ch, x, policy[x]);
   // The values are accurate only when the reference is a likely state (see chain.ts); the
   // stationary distribution is accurate from any reference. So solve from the hint (a
   // previous, similar policy's mode) and solve again from this policy's mode if the hint
   // turns out to be rare here.
-  let sol = solveChain(ch, { ref: ref ?? 0, refine: REFINE_ROUNDS, signal });
-  if (!(sol.stationary[sol.ref] >= LIKELY * sol.stationary[sol.mode])) sol = solveChain(ch, { ref: sol.mode, refine: REFINE_ROUNDS, signal });
+  let sol = solveChain(ch, { ref: ref ?? 0, refine: REFINE_ROUNDS, reuse: sharedWith(previous, model, policy), signal });
+  if (!(sol.stationary[sol.ref] >= LIKELY * sol.stationary[sol.mode])) {
+    sol = solveChain(ch, { ref: sol.mode, refine: REFINE_ROUNDS, reuse: { from: sol.factor, top: 0 }, signal });
+  }
   const h = sol.values;
   const h0 = h[0];
   for (let x = 0; x < n; x++) h[x] -= h0;
-  return { gain: sol.gain, values: h, mode: sol.mode };
+  return { gain: sol.gain, values: h, mode: sol.mode, reusable: { model, policy: policy.slice(), chain: ch, factor: sol.factor } };
+}
+
+/** Row x = (s, j) of the policy's chain under action `act`, its reward and its time; the row must be zero. */
+function writeRow(model: CompiledModel, ch: BandChain, x: number, act: number): void {
+  const { S, M, costSlope, rates, process, kappa, sojourn, pmfOffset, pmfStart, pmfLength, pmf } = model;
+  const { tailFirstState, tailStart, tailCoef } = model;
+  const Q = process.generator;
+  const { a, width: W, lo } = ch;
+  const s = Math.floor(x / M);
+  const j = x - s * M;
+  const row = x * W - x + lo; // a[row + z] = entry (x, z)
+  if (act === 0) {
+    // Probabilities as ratios of rates, so that one phase gives exactly 1 for an arrival.
+    const out = rates[j] - Q[j * M + j];
+    if (rates[j] > 0) a[row + x + M] += rates[j] / out;
+    for (let jj = 0; jj < M; jj++) if (jj !== j) a[row + s * M + jj] += Q[j * M + jj] / out;
+  } else {
+    const L = pmfLength[act];
+    const j0 = s - act + pmfOffset[act];
+    const nIn = Math.min(L, S - j0 + 1);
+    const pBase = pmfStart[act] + j * L * M;
+    for (let e = 0; e < nIn * M; e++) a[row + j0 * M + e] += pmf[pBase + e];
+    const first = tailFirstState[act];
+    if (s >= first) {
+      const r = ((tailStart[act] + s - first) * M + j) * M * 3;
+      for (let jj = 0; jj < M; jj++) {
+        a[row + S * M + jj] += tailCoef[r + jj * 3];
+        a[row + (S - 1) * M + jj] += tailCoef[r + jj * 3 + 1];
+        a[row + (S - 2) * M + jj] += tailCoef[r + jj * 3 + 2];
+      }
+    }
+  }
+  const y = sojourn[act * M + j];
+  ch.reward[x] = (costSlope * s + kappa[act * M + j]) * y;
+  ch.time[x] = y;
+}
+
+/** The rows a previous evaluation on the same model shares with this policy's chain: those of the states with the same action. */
+function sharedWith(previous: ModelEvaluation | undefined, model: CompiledModel, policy: Int32Array) {
+  if (!previous || previous.reusable.model !== model) return undefined;
+  const old = previous.reusable.policy;
+  let bottom = 0;
+  while (bottom < policy.length && old[bottom] === policy[bottom]) bottom++;
+  let top = policy.length;
+  while (top > bottom && old[top - 1] === policy[top - 1]) top--;
+  // The same policy: every row is shared.
+  return { from: previous.reusable.factor, bottom, top: bottom === policy.length ? 0 : top };
 }

@@ -52,7 +52,7 @@ export function buildStateChain(
   const { levels, modes } = shape;
   const K = M * modes; // indices per level
   const n = levels * K;
-  const ch = new BandChain(n, (shape.loLevels + 1) * K - 1, (shape.hiLevels + 1) * K - 1);
+  const ch = new BandChain(n, (shape.loLevels + 1) * K - 1, (shape.hiLevels + 1) * K - 1, K);
   const { a: band, width: W, lo } = ch;
   const H = new Float64Array(n);
   const Y = new Float64Array(n);

@@ -75,7 +75,8 @@ export function denseAverageCost(t: TinyScenario, action: (s: number) => number,
   return num / den;
 }
 
-function gaussSolve(A: Float64Array[], b: number[]): number[] {
+/** Solves A·x = b by Gaussian elimination with partial pivoting (A and b are overwritten). */
+export function gaussSolve(A: Float64Array[], b: number[]): number[] {
   const n = b.length;
   for (let col = 0; col < n; col++) {
     let piv = col;

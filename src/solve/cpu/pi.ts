@@ -1,7 +1,7 @@
 import type { CompiledModel } from '../../model/compile.js';
 import { LimitError } from '../../model/errors.js';
 import { bellmanStep, boundsConverged, gapBounds, lookAheadAlongWaits } from '../../policy/greedy.js';
-import { evaluateOnModel } from '../../policy/modelChain.js';
+import { evaluateOnModel, type ModelEvaluation } from '../../policy/modelChain.js';
 import type { Solver, SolveOptions, SolverOutput } from '../types.js';
 import { Yielder } from '../yield.js';
 import { relativeValueIteration } from './rvi.js';
@@ -88,16 +88,18 @@ async function iterate(model: CompiledModel, opts: SolveOptions): Promise<Solver
   const previous = new Int32Array(n);
   let hasPrevious = false;
   const seen = new Set<number>();
+  let last: ModelEvaluation | undefined;
   while (iteration < maxIterations) {
     await yielder.check();
-    let ev = evaluateOnModel(model, policy, ref, opts.signal);
+    let ev = evaluateOnModel(model, policy, ref, last, opts.signal);
     if (plainNext && !(ev.gain < keptGain - LOOKAHEAD_MARGIN * Math.abs(keptGain))) {
       // The lookahead candidate did not clearly lower g: take the plain improvement step
       // instead, which policy iteration guarantees. The margin keeps rounding noise among
       // tied policies from being taken for progress (which could cycle).
       policy.set(plainNext);
-      ev = evaluateOnModel(model, policy, ref, opts.signal);
+      ev = evaluateOnModel(model, policy, ref, ev, opts.signal);
     }
+    last = ev;
     plainNext = undefined;
     // Policy iteration lowers g at every step; a rise, a non-finite value or a revisited
     // policy means the evaluations have lost their digits.

@@ -1,0 +1,37 @@
+/**
+ * A Markov (or, with the tail extrapolation, pseudo-Markov) chain with a banded transition
+ * matrix, plus one reward and one sojourn per state: what `solveChain` (chain.ts) reduces.
+ */
+export class BandChain {
+  /** Entry (i, j) lives at a[i·width + (j − i + lo)]. */
+  readonly a: Float64Array;
+  readonly reward: Float64Array;
+  readonly time: Float64Array;
+  readonly width: number;
+
+  constructor(
+    readonly n: number,
+    /** Largest downward jump. */
+    readonly lo: number,
+    /** Largest upward jump. */
+    readonly hi: number,
+    /**
+     * States per queue level (phases × modes): where the rows repeat shifted by this much, the
+     * reduction looks for the level-to-level fixed point it then reaches (chainSweep.ts).
+     */
+    readonly period = 1,
+  ) {
+    this.width = lo + hi + 1;
+    this.a = new Float64Array(n * this.width);
+    this.reward = new Float64Array(n);
+    this.time = new Float64Array(n);
+  }
+
+  index(i: number, j: number): number {
+    return i * this.width + (j - i + this.lo);
+  }
+
+  add(i: number, j: number, v: number): void {
+    this.a[this.index(i, j)] += v;
+  }
+}

@@ -1,0 +1,61 @@
+import type { BandChain } from './band.js';
+import { scanEnvelopes, sweep, type ChainFactor, type Work } from './chainSweep.js';
+
+export { UnreachableReference, type ChainFactor } from './chainSweep.js';
+
+/**
+ * The state elimination of a banded chain (the Grassmann–Taksar–Heyman scheme, see chain.ts):
+ * states 0, 1, …, ref−1 upwards, then n−1, …, ref+1 downwards (the sweeps of chainSweep.ts).
+ *
+ * A factor of a chain of the same length whose rows from `top` on agree with this one's hands
+ * over the pivots, from the top down, whose updates touch only those rows (`Reuse`): the rows
+ * they shared with the unreduced rest are rebuilt from their original values and the stored
+ * multipliers, in the original order of updates (chainSweep.ts `restoreRest`, as after a
+ * stretch of copied pivots). Skipping an update that a zero multiplier would make, or adding a
+ * zero, leaves every sum as it was, so the factor is the one a plain elimination computes, bit
+ * for bit.
+ */
+
+/** A factor to take pivots from: rows [top, n) are the same as this chain's. */
+export interface Reuse {
+  readonly from: ChainFactor;
+  readonly top: number;
+}
+
+/**
+ * The first pivot from which `reuse` gives the rest, [above, n): those whose updates touch only
+ * shared rows and never meet the rows the pivots below the reference touch, in both
+ * eliminations (so that the order between the two cannot matter), and that both sweeps were
+ * free to copy (chainSweep.ts `clear`); n if none.
+ */
+function reusableFrom(ch: BandChain, ref: number, reuse: Reuse | undefined): number {
+  const from = reuse?.from;
+  if (!reuse || !from || from.consumed || from.n !== ch.n || from.lo !== ch.lo || from.hi !== ch.hi) return ch.n;
+  const { lo, hi } = ch;
+  return Math.min(ch.n, Math.max(reuse.top + hi, Math.max(from.ref, ref) + lo + hi + 1));
+}
+
+/** Eliminates every state but `ref`, taking over what `reuse` offers (its arrays, in place). */
+export function factorize(ch: BandChain, ref: number, reuse?: Reuse, signal?: AbortSignal): ChainFactor {
+  const { n, lo, hi, width: W } = ch;
+  const span = Math.max(lo, hi);
+  const above = reusableFrom(ch, ref, reuse);
+  const from = above < n ? reuse?.from : undefined;
+  const envelopes = { left: new Int32Array(n), right: new Int32Array(n) };
+  let w: Work;
+  if (from) {
+    // Rows above `above` keep their reduced form; the rest restart from this chain's values.
+    w = { ...from, ref, W, copied: 0, ...envelopes };
+    from.consumed = true;
+    w.reduced.set(ch.a.subarray(0, above * W));
+    w.f.fill(0, 0, above * span);
+  } else {
+    const fresh = { reduced: ch.a.slice(), pivots: new Float64Array(n), f: new Float64Array(n * span) };
+    w = { n, lo, hi, ref, W, span, copied: 0, consumed: false, ...fresh, colFrom: new Int32Array(n), colTo: new Int32Array(n), ...envelopes };
+  }
+  scanEnvelopes(w, 0, above);
+  sweep(w, ch, 0, ref, 1, false, signal);
+  sweep(w, ch, above - 1, ref, -1, above < n, signal);
+  const { left: _l, right: _r, W: _w, ...factor } = w;
+  return factor;
+}
