@@ -8,7 +8,7 @@ export { validateFleet, acceleratorKinds, pairScenario, FLEET_LIMITS, type Fleet
 export { simulateFleet, buildFleetPolicies, type FleetSimulateOptions } from './simulate.js';
 export type { FleetSimulation, ClassMetrics, AcceleratorMetrics } from './result.js';
 export { RoundRobin, RandomRouter, ShortestQueue, PowerOfTwo, LeastExpectedWork, Segregation, parseRouterName, simpleRouter, ROUTER_NAMES, type Router, type RouterName, type FleetView } from './routers.js';
-export { planSegregation, segregationSetup, solveGroup, groupPolicy, splits, type SegregationPlan, type GroupSolve } from './segregation.js';
+export { planSegregation, segregationSetup, solveGroup, splits, type SegregationPlan, type GroupSolve } from './segregation.js';
 export { parseFleetSimulateRequest, parseFleetPlanRequest, runFleetSimulateCall, runFleetPlanCall, type FleetSimulateCall, type FleetPlanCall, type FleetPlanAnswer } from './request.js';
 export { leastAccelerators, type FleetSizing } from './sizing.js';
 export { runFleet, type FleetRun, type FleetRunOptions } from './run.js';

@@ -106,11 +106,6 @@ export async function solveGroup(f: FleetParams, k: number, c: number, nc: numbe
   };
 }
 
-/** A group's solved policy as a simulator table: per phase for MMPP arrivals. */
-export function groupPolicy(g: GroupSolve, B: number): Policy {
-  return policyOf(g, B);
-}
-
 /** Every way to give each kind's accelerators to classes, each class at least one. */
 export function* splits(f: FleetParams): Generator<number[][]> {
   const C = f.classes.length;
@@ -203,7 +198,7 @@ export function segregationSetup(f: FleetParams, plan: SegregationPlan, seed: nu
     const g = plan.groups.find((x) => x.kind === k && x.cls === c);
     if (!g) throw new Error('internal: plan lacks a group it assigns');
     const row: (Policy | null)[] = new Array(C).fill(null);
-    row[c] = groupPolicy(g, f.kinds[k].maxBatchSize);
+    row[c] = policyOf(g, f.kinds[k].maxBatchSize);
     tables.push(row);
   }
   return { router: new Segregation(groups, seed), tables };

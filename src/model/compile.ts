@@ -1,7 +1,8 @@
 import { arrivalsOf, buildArrivalTable, type ArrivalTable } from './arrivalTable.js';
 import { LimitError } from './errors.js';
 import { LIMITS } from './limits.js';
-import { exitRate, type MmppProcess } from './mmpp/process.js';
+import { epochSojourn } from './epoch.js';
+import type { MmppProcess } from './mmpp/process.js';
 import type { ModelParams } from './scenario.js';
 
 /**
@@ -66,7 +67,7 @@ export const MIN_MAX_QUEUE = 2;
 /** Data-transformation step: 0.999 × the shortest mean sojourn of any action in any phase. */
 export function transformationStep(p: ModelParams, proc: MmppProcess = arrivalsOf(p)): number {
   let minY = Infinity;
-  for (let j = 0; j < proc.phases; j++) minY = Math.min(minY, 1 / (proc.rates[j] + exitRate(proc, j)));
+  for (let j = 0; j < proc.phases; j++) minY = Math.min(minY, epochSojourn(p, proc, 0, j));
   for (let b = 1; b <= p.maxBatchSize; b++) minY = Math.min(minY, p.meanService[b]);
   return 0.999 * minY;
 }
@@ -92,7 +93,7 @@ export function compileModel(p: ModelParams, S: number, table: ArrivalTable = bu
   const phaseRate = new Float64Array(M * M);
   for (let j = 0; j < M; j++) {
     kappa[j] = p.powerWeight * p.idlePower;
-    sojourn[j] = 1 / (proc.rates[j] + exitRate(proc, j));
+    sojourn[j] = epochSojourn(p, proc, 0, j);
     waitRate[j] = tau * proc.rates[j];
     for (let jj = 0; jj < M; jj++) if (jj !== j) phaseRate[j * M + jj] = tau * proc.generator[j * M + jj];
   }
@@ -101,7 +102,7 @@ export function compileModel(p: ModelParams, S: number, table: ArrivalTable = bu
     const l = p.meanService[b];
     for (let j = 0; j < M; j++) {
       kappa[b * M + j] = (p.latencyWeight * table.hold[b * M + j]) / l + p.powerWeight * p.busyPower[b];
-      sojourn[b * M + j] = l;
+      sojourn[b * M + j] = epochSojourn(p, proc, b, j);
     }
     upReach = Math.max(upReach, table.offset[b] + table.length[b] - 1 - b);
   }

@@ -1,4 +1,5 @@
 import { arrivalsOf, type ArrivalTable } from '../model/arrivalTable.js';
+import { epochSojourn } from '../model/epoch.js';
 import type { ModelParams } from '../model/scenario.js';
 import { evaluatePolicy, type DetailedEvaluation } from '../policy/evaluate.js';
 import { actionAt, broadcastPolicy, phasesOf, type Policy } from '../policy/policy.js';
@@ -76,7 +77,7 @@ export function evaluated(p: ModelParams, policy: Policy, table: ArrivalTable): 
   return { policy: whole, ev: evaluatePolicy(p, whole, { table }) };
 }
 
-/** Mean length of an epoch of the embedded chain, Σν·y (y: 1/(λ_j + q_j) waiting in phase j, l(b) serving b). */
+/** Mean length of an epoch of the embedded chain, Σν·y (model/epoch.ts). */
 function meanEpoch(p: ModelParams, e: Evaluated): number {
   const proc = arrivalsOf(p);
   const M = proc.phases;
@@ -84,7 +85,7 @@ function meanEpoch(p: ModelParams, e: Evaluated): number {
   for (let i = 0; i < e.ev.stationary.length; i++) {
     const j = i % M;
     const a = actionAt(e.policy, (i - j) / M, j);
-    sum += e.ev.stationary[i] * (a === 0 ? 1 / (proc.rates[j] - proc.generator[j * M + j]) : p.meanService[a]);
+    sum += e.ev.stationary[i] * epochSojourn(p, proc, a, j);
   }
   return sum;
 }

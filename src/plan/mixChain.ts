@@ -1,4 +1,5 @@
 import { arrivalsOf, buildArrivalTable, type ArrivalTable } from '../model/arrivalTable.js';
+import { epochSojourn } from '../model/epoch.js';
 import { LimitError } from '../model/errors.js';
 import { LIMITS } from '../model/limits.js';
 import type { ModelParams } from '../model/scenario.js';
@@ -45,7 +46,6 @@ export function evaluateMix(p: ModelParams, first: Policy, second: Policy, state
     }
     // Time spent following `first`: the sojourns of the branches that go on in its mode.
     const yFirst = new Float64Array(2 * M * n);
-    const sojourn = (a: number, j: number): number => (a === 0 ? 1 / (proc.rates[j] - proc.generator[j * M + j]) : p.meanService[a]);
     const { chain, sums } = buildStateChain(p, proc, table, { levels: n, modes: 2, loLevels: down, hiLevels: up }, (s, j, m, out) => {
       const i = (s * M + j) * 2 + m;
       let count = 0;
@@ -56,7 +56,7 @@ export function evaluateMix(p: ModelParams, first: Policy, second: Policy, state
         out.prob[count] = q;
         out.mode[count] = mode;
         count++;
-        if (mode === 0) yFirst[i] += q * sojourn(a, j);
+        if (mode === 0) yFirst[i] += q * epochSojourn(p, proc, a, j);
       };
       if (s * M + j === state) {
         branch(first, prob, 0);

@@ -1,4 +1,5 @@
 import type { ArrivalTable } from '../model/arrivalTable.js';
+import { epochSojourn } from '../model/epoch.js';
 import type { MmppProcess } from '../model/mmpp/process.js';
 import type { ModelParams } from '../model/scenario.js';
 import { BandChain } from './chain.js';
@@ -75,7 +76,7 @@ export function buildStateChain(
           if (a === 0) {
             const rate = proc.rates[j];
             const leave = rate - Q[j * M + j];
-            const y = 1 / leave;
+            const y = epochSojourn(p, proc, 0, j);
             if (rate > 0) band[row + (Math.min(s + 1, top) * M + j) * modes + mode] += (prob * rate) / leave;
             for (let jj = 0; jj < M; jj++) if (jj !== j) band[row + (s * M + jj) * modes + mode] += (prob * Q[j * M + jj]) / leave;
             H[i] += prob * s * y;
@@ -90,7 +91,7 @@ export function buildStateChain(
             const to = Math.min(first + k, top) * M;
             for (let jj = 0; jj < M; jj++) band[row + (to + jj) * modes + mode] += prob * table.probs[base + k * M + jj];
           }
-          const l = p.meanService[a];
+          const l = epochSojourn(p, proc, a, j);
           H[i] += prob * (s * l + proc.meanRate * table.hold[a * M + j]);
           Y[i] += prob * l;
           E[i] += prob * p.busyPower[a] * l;
