@@ -1,11 +1,12 @@
 import { availableParallelism } from 'node:os';
+import { arrivalsOf } from '../model/arrivalTable.js';
 import { LimitError } from '../model/errors.js';
 import { LIMITS } from '../model/limits.js';
 import type { ValidatedScenario } from '../model/scenario.js';
 
 /** Named bounds of the service; each refusal names the bound and its value. */
 export interface ServiceLimits {
-  /** Most states (S + 1) one solve may use, explicit or grown automatically. */
+  /** Most states one solve may use, (S + 1)·M with M arrival phases (1 for Poisson), explicit or grown automatically. */
   readonly maxStates: number;
   /** Largest max batch size B accepted. */
   readonly maxBatchSize: number;
@@ -49,9 +50,14 @@ export function checkScenarioLimits(s: ValidatedScenario, limits: ServiceLimits)
     throw new LimitError('maxBatchSize', `must be ≤ this server's maxBatchSize limit ${limits.maxBatchSize} (got ${B})`);
   }
   const S = s.solver.maxQueue;
-  if (S > 0 && S + 1 > limits.maxStates) {
-    throw new LimitError('solver.maxQueue', `gives ${S + 1} states, above this server's maxStates limit ${limits.maxStates}`);
+  if (S > 0 && solveStates(s, S) > limits.maxStates) {
+    throw new LimitError('solver.maxQueue', `gives ${solveStates(s, S)} states, above this server's maxStates limit ${limits.maxStates}`);
   }
+}
+
+/** States of a solve at queue bound S: (S + 1) levels times the arrival phases. */
+export function solveStates(s: ValidatedScenario, S: number): number {
+  return (S + 1) * arrivalsOf(s.params).phases;
 }
 
 /** Progress interval of one request: 0 means the server default; never below the minimum. */

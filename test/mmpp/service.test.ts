@@ -49,6 +49,17 @@ describe('bursty scenarios over gRPC (real server on 127.0.0.1:0)', () => {
     expect(local.policy.phases!.map((p) => p.controlLimit)).toEqual([9, 9]);
   });
 
+  it('maxStates counts the (S + 1)·M states of a bursty solve, not its levels', async () => {
+    // 2,600 levels fit a 5,000-state bound as a Poisson solve; with two phases they are 5,200 states.
+    const S = 2599;
+    const poisson = await h.client().solve({ ...specScenario(2000, 1e-3), solver: { maxQueue: S } });
+    expect(poisson.result.solver.maxQueue).toBe(S);
+    await expect(h.client().solve({ ...BURSTY, solver: { maxQueue: S } })).rejects.toMatchObject({
+      field: 'scenario.solver.maxQueue',
+      reason: expect.stringMatching(/gives 5200 states, above this server's maxStates limit 5000/),
+    });
+  });
+
   it('invalid arrival processes are INVALID_ARGUMENT with the field path', async () => {
     const bad = { ...BURSTY, arrivalProcess: { mmpp: { rates: [1000, 3000], generator: [-5, 5, 0, 0] } } };
     await expect(h.client().solve(bad)).rejects.toMatchObject({ field: 'scenario.arrivalProcess.mmpp.generator' });

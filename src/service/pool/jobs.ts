@@ -10,7 +10,7 @@ import { solveScenarioDetailed, type WarmStart } from '../../solve/solveScenario
 import type { SolverProgress } from '../../solve/types.js';
 import { runFleetPlanCall, runFleetSimulateCall, type FleetPlanAnswer, type FleetPlanCall, type FleetSimulateCall } from '../../fleet/request.js';
 import type { FleetRun } from '../../fleet/run.js';
-import type { ServiceLimits } from '../config.js';
+import { solveStates, type ServiceLimits } from '../config.js';
 import { prepareScenarios, type Prepared } from '../batch/prepare.js';
 
 /**
@@ -86,7 +86,7 @@ export const JOBS: { readonly [K in JobKind]: JobFn<K> } = {
         warmStart: job.warmStart,
         onProgress: (p) => {
           // The automatic S grows in steps; stop as soon as it passes the service's bound.
-          if (p.maxQueue + 1 > job.maxStates && !overLimit) {
+          if (solveStates(job.scenario, p.maxQueue) > job.maxStates && !overLimit) {
             overLimit = statesLimit(job, p.maxQueue);
             limit.abort(overLimit);
           }
@@ -133,7 +133,7 @@ function statesLimit(job: SolveJob, S: number): LimitError {
   const explicit = job.scenario.solver.maxQueue > 0;
   return new LimitError(
     explicit ? 'solver.maxQueue' : 'arrivalRate',
-    `the solve needs ${S + 1} states, above this server's maxStates = ${job.maxStates}` +
+    `the solve needs ${solveStates(job.scenario, S)} states, above this server's maxStates = ${job.maxStates}` +
       (explicit ? '' : ' (the load is too close to capacity for this server)'),
   );
 }
