@@ -5,18 +5,11 @@
  * grows round after round; the figure to watch is each round's RSS against the first's
  * (the reliability target: within 20 %).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import type { Scenario } from '../src/index.js';
 import { BatchwiseClient } from '../src/service/index.js';
+import { rssMiB, startServer } from './server.js';
 import { fmt } from './stats.js';
 import type { BenchContext, BenchSection } from './types.js';
-
-const here = dirname(fileURLToPath(import.meta.url));
-const root = here.endsWith(join('dist', 'bench')) ? join(here, '..', '..') : join(here, '..');
 
 const scenario = (rate: number, powerWeight: number): Scenario => ({
   arrivalRate: rate,
@@ -25,26 +18,6 @@ const scenario = (rate: number, powerWeight: number): Scenario => ({
   power: { idleWatts: 40, busyLinear: { perItem: 3, base: 80 } },
   objective: { latencyWeight: 1, powerWeight },
 });
-
-function startServer(): Promise<{ proc: ChildProcess; address: string }> {
-  const proc = spawn(process.execPath, [join(root, 'bin/batchwise.js'), 'serve', '--port', '0', '--cache-size', '64'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, BATCHWISE_GPU: 'off' },
-  });
-  return new Promise((resolve, reject) => {
-    createInterface({ input: proc.stdout! }).on('line', (line) => {
-      const entry = JSON.parse(line) as { msg?: string; address?: string };
-      if (entry.msg === 'batchwise serving') resolve({ proc, address: String(entry.address) });
-    });
-    proc.on('exit', (code) => reject(new Error(`serve exited with ${code}`)));
-  });
-}
-
-/** VmRSS of a process, MiB. */
-function rssMiB(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : NaN;
-}
 
 async function client(address: string, round: number, i: number): Promise<number> {
   const c = new BatchwiseClient(address, { ownConnection: true }); // 50 clients, 50 connections
@@ -63,7 +36,7 @@ async function client(address: string, round: number, i: number): Promise<number
 
 export default async function soak(ctx: BenchContext): Promise<BenchSection> {
   const clients = ctx.quick ? 10 : 50;
-  const { proc, address } = await startServer();
+  const { proc, address } = await startServer(['--cache-size', '64']);
   const rows: Array<Record<string, string | number>> = [];
   try {
     const before = rssMiB(proc.pid!);

@@ -21,7 +21,12 @@ export const LIMITS = {
   /** Smallest / largest accepted service time of one batch, seconds. */
   minServiceTime: 1e-9,
   maxServiceTime: 1e6,
-  /** Largest accepted coefficient of variation of a gamma service time. */
+  /**
+   * Accepted coefficient of variation of a gamma service time. Below the minimum the law is
+   * deterministic for every purpose, and its shape 1/cv² leaves the range where the count law
+   * and the sampler are exact in f64 (cv = 5e-324 squares to 0).
+   */
+  minCv: 1e-6,
   maxCv: 4,
   /** Largest accepted power draw, watts. */
   maxWatts: 1e7,

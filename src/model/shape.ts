@@ -13,7 +13,7 @@ import { DEFAULT_TOLERANCE, type Backend, type Distribution, type Method } from 
 export const SERVICE_VALUE = { min: LIMITS.minServiceTime, max: LIMITS.maxServiceTime } as const satisfies NumberRule;
 export const POWER_VALUE = { min: 0, max: LIMITS.maxWatts } as const satisfies NumberRule;
 /** cv of a GAMMA service time (the other laws take none). */
-export const GAMMA_CV = { above: 0, max: LIMITS.maxCv } as const satisfies NumberRule;
+export const GAMMA_CV = { min: LIMITS.minCv, max: LIMITS.maxCv } as const satisfies NumberRule;
 /** arrivalRate with Poisson arrivals (no arrivalProcess): required and > 0. */
 export const POISSON_RATE = { above: 0, max: LIMITS.maxArrivalRate } as const satisfies NumberRule;
 
@@ -53,7 +53,7 @@ const PROTO_ENUM = { caseless: true, emptyIsDefault: true } as const;
 /** GAMMA needs cv > 0; the other laws take no cv (0 = unset). */
 const CV_ONLY_WITH_GAMMA: JsonSchema = {
   if: { properties: { distribution: { type: 'string', pattern: caselessPattern(['GAMMA']) } }, required: ['distribution'] },
-  then: { required: ['cv'], properties: { cv: { type: 'number', exclusiveMinimum: GAMMA_CV.above } } },
+  then: { required: ['cv'], properties: { cv: { type: 'number', minimum: GAMMA_CV.min } } },
   else: { properties: { cv: { const: 0 } } },
 };
 
@@ -63,7 +63,7 @@ export const SERVICE_TIME = object(
     linear: linearFit('serviceLinear', 's', SERVICE_VALUE),
     table: table('serviceTable', 'l(1..B), seconds', SERVICE_VALUE),
     distribution: enumOf('law of the service time around l(b)', DISTRIBUTIONS, { ...PROTO_ENUM, default: 'DETERMINISTIC' }),
-    cv: number(`coefficient of variation, GAMMA only (0 < cv ≤ ${LIMITS.maxCv}); 0 or absent otherwise`, { min: 0, max: GAMMA_CV.max }),
+    cv: number(`coefficient of variation, GAMMA only (${LIMITS.minCv} ≤ cv ≤ ${LIMITS.maxCv}); 0 or absent otherwise`, { min: 0, max: GAMMA_CV.max }),
   },
   { exactlyOne: ['linear', 'table'], also: CV_ONLY_WITH_GAMMA, name: 'serviceTime', required: true },
 );

@@ -100,7 +100,7 @@ describe(`a Python client with only the address${py.skip}`, () => {
     const bad = report.invalid!;
     expect(bad.code).toBe('INVALID_ARGUMENT');
     expect(bad.field).toBe('scenario.serviceTime.cv');
-    expect(bad.details).toMatch(/^scenario\.serviceTime\.cv: must be > 0/);
+    expect(bad.details).toMatch(/^scenario\.serviceTime\.cv: must be ≥ 0.000001 \(got -1\)/);
     expect(bad.status).toEqual({ code: 3, message: bad.details, typeUrl: 'type.googleapis.com/google.rpc.BadRequest' });
     expect(bad.violations).toEqual([['scenario.serviceTime.cv', bad.details.slice('scenario.serviceTime.cv: '.length)]]);
   });

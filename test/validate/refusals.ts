@@ -75,6 +75,7 @@ export const SCENARIO_CASES: Array<[string, unknown]> = [
   ['distribution number', scenario('serviceTime.distribution', 5)],
   ['gamma without cv', scenario('serviceTime.distribution', 'gamma')],
   ['gamma cv 0', edit(edit(spec(), 'serviceTime.distribution', 'GAMMA'), 'serviceTime.cv', 0)],
+  ['gamma cv 5e-324', edit(edit(spec(), 'serviceTime.distribution', 'GAMMA'), 'serviceTime.cv', 5e-324)],
   ['gamma cv 5', edit(edit(spec(), 'serviceTime.distribution', 'GAMMA'), 'serviceTime.cv', 5)],
   ['cv without gamma', scenario('serviceTime.cv', 0.5)],
   ['cv with exponential', edit(edit(spec(), 'serviceTime.distribution', 'EXPONENTIAL'), 'serviceTime.cv', 1)],
