@@ -64,6 +64,16 @@ describe('Solve and Evaluate over gRPC (real server on 127.0.0.1:0)', () => {
     expect(comparable(r.result)).toEqual(comparable(local));
   });
 
+  it('a solve whose tail check fails says so, fresh and from the cache alike', async () => {
+    const small = { ...specScenario(4000, 1e-3), solver: { maxQueue: 12 } };
+    const fresh = await h.client().solve(small);
+    const again = await h.client().solve(small);
+    expect([fresh.cached, again.cached]).toEqual([false, true]);
+    expect(fresh.result.solver.stopReason).toBe('tail-mass');
+    expect(comparable(again.result)).toEqual(comparable(fresh.result));
+    expect(comparable(fresh.result)).toEqual(comparable(await solveScenario(small)));
+  });
+
   it('a spec-table scenario solved remotely has the reference g* (docs/model.md §6)', async () => {
     const r = await h.client().solve(specScenario(4000, 1e-3));
     expect(Math.abs(r.result.averageCost - 0.142151425903) / 0.142151425903).toBeLessThan(1e-9);
