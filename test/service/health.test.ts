@@ -101,6 +101,24 @@ describe('validation of batch entries runs off the thread that serves health che
     expect(answeredDuringValidation).toBeGreaterThanOrEqual(100); // 19 when the fits ran on the main thread
   });
 
+  it('Simulate and the planning RPCs fit a scenario\'s trace on the pool too, and name the field of a bad one', async () => {
+    type Unary = (req: unknown, md: grpc.Metadata, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r?: Record<string, unknown>) => void) => void;
+    const client = h.client();
+    const raw = client.raw as unknown as Record<'Simulate' | 'Plan', Unary>;
+    const call = (m: 'Simulate' | 'Plan', req: unknown): Promise<{ e: grpc.ServiceError | null; r?: Record<string, unknown> }> =>
+      new Promise((resolve) => raw[m].call(client.raw, req, new grpc.Metadata(), {}, (e, r) => resolve({ e, r })));
+    const before = traceFitCounts().fits;
+    const sim = await call('Simulate', { scenario: traceScenario(trace(201)), policy: 'greedy', requests: 5000 });
+    expect(sim.e).toBeNull();
+    expect(sim.r?.arrivals).toBe('mmpp');
+    const plan = await call('Plan', { scenario: traceScenario(trace(202)), latencyTarget: 0.05 });
+    expect(plan.e).toBeNull();
+    expect(traceFitCounts().fits).toBe(before); // fitted on the pool's threads, not here
+    const bad = await call('Simulate', { scenario: traceScenario([0.3, 0.2, 0.1]), policy: 'greedy' });
+    expect(bad.e?.code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(bad.e?.metadata.get('batchwise-field')[0]).toMatch(/^scenario\.arrivalProcess\.trace/);
+  });
+
   it('a grid over one base trace fits it once, not once per point', () => {
     const source = openBatch({ grid: { base: traceScenario(trace(99)), powerWeight: Array.from({ length: 40 }, (_, i) => 1e-5 * (i + 1)) } } as never, 100);
     const before = traceFitCounts();

@@ -6,6 +6,7 @@ import { fromWire } from '../pool/wire.js';
 import type { BatchExecutor } from '../batch/executor.js';
 import type { WorkerPool } from '../pool/workerPool.js';
 import type { CallContext } from '../rpc/context.js';
+import { requalify } from '../rpc/errorTable.js';
 import type { SolveCoordinator } from '../solving/coordinator.js';
 
 /** What handlers may use. A new RPC takes what it needs from here (add fields as needed). */
@@ -39,4 +40,19 @@ export async function parseScenarioOffThread(raw: unknown, deps: ServiceDeps, ct
   const [p] = await deps.pool.submit('prepare', { scenarios: [raw], limits: deps.limits }, { ...onPool(ctx), bounded: true });
   if (!p.ok) throw fromWire(p.error);
   return p.scenario;
+}
+
+/**
+ * A scenario parser for the request parsers that take one (Simulate, the planning RPCs): a
+ * scenario that carries a trace is fitted first, off the main thread (parseScenarioOffThread),
+ * and the parser hands that result back for it; anything else is parsed in place (cheap).
+ * Errors of the fit carry paths under `scenario.`, as the request parsers' own.
+ */
+export async function scenarioParser(raw: unknown, deps: ServiceDeps, ctx: CallContext): Promise<(r: unknown) => ValidatedScenario> {
+  const inPlace = (r: unknown): ValidatedScenario => parseScenario(r, deps.limits);
+  if (!carriesTrace(raw)) return inPlace;
+  const fitted = await parseScenarioOffThread(raw, deps, ctx).catch((e: unknown) => {
+    throw requalify('scenario.', e);
+  });
+  return (r) => (r === raw ? fitted : inPlace(r));
 }

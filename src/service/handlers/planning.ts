@@ -1,7 +1,7 @@
 import { parsePlanningRequest, type PlanningKind, type PlanningResponses } from '../../plan/request.js';
 import type { UnaryHandler } from '../rpc/context.js';
 import { inField, requalify } from '../rpc/errorTable.js';
-import { onPool, parseScenario, type ServiceDeps } from './deps.js';
+import { onPool, scenarioParser, type ServiceDeps } from './deps.js';
 
 /**
  * What the four planning RPCs (Plan, Frontier, Fleet, Export) share: validate the request
@@ -11,7 +11,8 @@ import { onPool, parseScenario, type ServiceDeps } from './deps.js';
  */
 export function createPlanningHandler<K extends PlanningKind>(kind: K, deps: ServiceDeps): UnaryHandler<unknown, PlanningResponses[K]> {
   return async (request, ctx) => {
-    const call = inField('', () => parsePlanningRequest(kind, request, (raw) => parseScenario(raw, deps.limits)));
+    const parse = await scenarioParser((request as { scenario?: unknown } | null)?.scenario, deps, ctx);
+    const call = inField('', () => parsePlanningRequest(kind, request, parse));
     ctx.facts.maxBatchSize = call.scenario.params.maxBatchSize;
     ctx.facts.planning = kind;
     try {

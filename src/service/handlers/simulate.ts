@@ -3,7 +3,7 @@ import { parseSimulateRequest } from '../../sim/request.js';
 import type { SimulateRequestMessage, SimulateResponse } from '../messages.js';
 import type { UnaryHandler } from '../rpc/context.js';
 import { inField } from '../rpc/errorTable.js';
-import { onPool, parseScenario, type ServiceDeps } from './deps.js';
+import { onPool, scenarioParser, type ServiceDeps } from './deps.js';
 import { policyOf } from '../../solve/result.js';
 
 /**
@@ -14,7 +14,8 @@ import { policyOf } from '../../solve/result.js';
  */
 export function createSimulateHandler(deps: ServiceDeps): UnaryHandler<SimulateRequestMessage, SimulateResponse> {
   return async (request, ctx) => {
-    const call = inField('', () => parseSimulateRequest(request, (raw) => parseScenario(raw, deps.limits)));
+    const parse = await scenarioParser(request.scenario, deps, ctx);
+    const call = inField('', () => parseSimulateRequest(request, parse));
     const B = call.scenario.params.maxBatchSize;
     ctx.facts.maxBatchSize = B;
     ctx.facts.policyKind = call.spec.kind;
