@@ -1,3 +1,4 @@
+import { Metadata, status, type CallOptions, type ServiceError } from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RemoteError } from '../../src/service/client.js';
 import type { ScenarioResult } from '../../src/service/messages.js';
@@ -48,6 +49,35 @@ describe('work limits, checked before the work starts (docs/service.md, Limits)'
     const line = h.lines.filter((l) => l.rpc === 'SolveBatch').pop();
     expect(line).toMatchObject({ code: 'OK', scenarios: 30 });
     console.info(`estimated work: 300-point grid refused, 30-point grid ${String(line!.estimatedWork)} band entries`);
+  });
+
+  it('maxWorkPerCall: Evaluate, Simulate of the optimal policy and the planning RPCs are checked on the model they build', async () => {
+    h = await startHarness({ limits: { maxConcurrentSolves: 1, maxWorkPerCall: 1e5 } });
+    type Unary = (req: unknown, md: Metadata, opts: CallOptions, cb: (e: ServiceError | null, r?: unknown) => void) => void;
+    const client = h.client();
+    const raw = client.raw as unknown as Record<string, Unary>;
+    const call = (m: string, req: unknown): Promise<ServiceError | null> =>
+      new Promise((resolve) => raw[m].call(client.raw, req, new Metadata(), {}, (e) => resolve(e)));
+    // At 99.3 % load the automatic S is estimated at thousands of states: ~1.6e5 band entries.
+    const near = specScenario(4900, 1e-4);
+    const evaluate = await failure(client.evaluate(near, 'control-limit:3'));
+    expect(evaluate.codeName).toBe('RESOURCE_EXHAUSTED');
+    expect(evaluate.details).toMatch(/^scenario: the evaluation needs an estimated 1\.\d+e\+5 band entries .*maxWorkPerCall = 1\.000e\+5$/);
+    for (const [m, req, what] of [
+      ['Simulate', { scenario: near, policy: 'optimal' }, 'the solve for the optimal policy needs'],
+      ['Plan', { scenario: near, latencyTarget: 0.05 }, 'each of its solves needs'],
+      ['Frontier', { scenario: near }, 'each of its solves needs'],
+      ['Export', { scenario: near, target: 'triton' }, 'each of its solves needs'],
+    ] as const) {
+      const e = await call(m, req);
+      expect(e?.code, m).toBe(status.RESOURCE_EXHAUSTED);
+      expect(e?.metadata.get('batchwise-field')[0], m).toBe('scenario');
+      expect(e?.details, m).toContain(`scenario: ${what} an estimated`);
+    }
+    // Nothing was started, and the same calls at a lighter load pass.
+    expect(h.jobEnds).toEqual([]);
+    expect(await call('Simulate', { scenario: specScenario(2000, 1e-4), policy: 'optimal', requests: 2000 })).toBeNull();
+    expect((await client.evaluate(specScenario(2000, 1e-4), 'control-limit:3')).averageCost).toBeGreaterThan(0);
   });
 
   it('maxQueuedPerPeer: a client connection with that many calls waiting is refused, another connection is not', async () => {

@@ -7,6 +7,7 @@ import type { BatchExecutor } from '../batch/executor.js';
 import type { WorkerPool } from '../pool/workerPool.js';
 import type { CallContext } from '../rpc/context.js';
 import { requalify } from '../rpc/errorTable.js';
+import { checkWork, estimateWork } from '../solving/work.js';
 import type { SolveCoordinator } from '../solving/coordinator.js';
 
 /** What handlers may use. A new RPC takes what it needs from here (add fields as needed). */
@@ -55,4 +56,15 @@ export async function scenarioParser(raw: unknown, deps: ServiceDeps, ctx: CallC
     throw requalify('scenario.', e);
   });
   return (r) => (r === raw ? fitted : inPlace(r));
+}
+
+/**
+ * maxWorkPerCall for a call that builds the scenario's model (Evaluate, Simulate with the optimal
+ * policy, the planning RPCs): checked on one model's estimated band entries before any work
+ * starts. The planning RPCs build several such models one after another; the bound is on each.
+ */
+export function checkModelWork(scenario: ValidatedScenario, deps: ServiceDeps, ctx: CallContext, what: string): void {
+  const work = estimateWork(scenario);
+  ctx.facts.estimatedWork = work.entries;
+  checkWork(work.entries, deps.limits.maxWorkPerCall, 'scenario', what);
 }

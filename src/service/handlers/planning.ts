@@ -1,7 +1,7 @@
 import { parsePlanningRequest, type PlanningKind, type PlanningResponses } from '../../plan/request.js';
 import type { UnaryHandler } from '../rpc/context.js';
 import { inField, requalify } from '../rpc/errorTable.js';
-import { onPool, scenarioParser, type ServiceDeps } from './deps.js';
+import { checkModelWork, onPool, scenarioParser, type ServiceDeps } from './deps.js';
 
 /**
  * What the four planning RPCs (Plan, Frontier, Fleet, Export) share: validate the request
@@ -15,6 +15,7 @@ export function createPlanningHandler<K extends PlanningKind>(kind: K, deps: Ser
     const call = inField('', () => parsePlanningRequest(kind, request, parse));
     ctx.facts.maxBatchSize = call.scenario.params.maxBatchSize;
     ctx.facts.planning = kind;
+    checkModelWork(call.scenario, deps, ctx, 'each of its solves needs');
     try {
       return (await deps.pool.submit('planning', call, { ...onPool(ctx), bounded: true })) as PlanningResponses[K];
     } catch (e) {

@@ -3,7 +3,7 @@ import { parseSimulateRequest } from '../../sim/request.js';
 import type { SimulateRequestMessage, SimulateResponse } from '../messages.js';
 import type { UnaryHandler } from '../rpc/context.js';
 import { inField } from '../rpc/errorTable.js';
-import { onPool, scenarioParser, type ServiceDeps } from './deps.js';
+import { checkModelWork, onPool, scenarioParser, type ServiceDeps } from './deps.js';
 import { policyOf } from '../../solve/result.js';
 
 /**
@@ -21,6 +21,7 @@ export function createSimulateHandler(deps: ServiceDeps): UnaryHandler<SimulateR
     ctx.facts.policyKind = call.spec.kind;
     let optimal: Policy | undefined;
     if (call.spec.kind === 'optimal') {
+      checkModelWork(call.scenario, deps, ctx, 'the solve for the optimal policy needs');
       const solved = await deps.coordinator.solve(call.scenario, { ...onPool(ctx), bounded: true });
       optimal = policyOf(solved.result.policy, B);
       ctx.facts.cached = solved.cached;

@@ -6,8 +6,7 @@ import type { ServerStreamingHandler } from '../rpc/context.js';
 import { requalify } from '../rpc/errorTable.js';
 import type { SolveOutcome } from '../solving/coordinator.js';
 import { throttled } from '../solving/throttle.js';
-import { checkWork, estimateWork } from '../solving/work.js';
-import { onPool, parseScenarioOffThread, type ServiceDeps } from './deps.js';
+import { checkModelWork, onPool, parseScenarioOffThread, type ServiceDeps } from './deps.js';
 
 /**
  * Solve: progress at most once per interval (the newest state each time), then exactly one
@@ -20,9 +19,7 @@ export function createSolveHandler(deps: ServiceDeps): ServerStreamingHandler<So
     });
     const B = scenario.params.maxBatchSize;
     ctx.facts.maxBatchSize = B;
-    const work = estimateWork(scenario);
-    ctx.facts.estimatedWork = work.entries;
-    checkWork(work.entries, deps.limits.maxWorkPerCall, 'scenario', 'the solve needs');
+    checkModelWork(scenario, deps, ctx, 'the solve needs');
     const interval = progressInterval(request.progressIntervalMs, deps.progressIntervalMs);
     const stream = throttled<SolverProgress, SolveOutcome>(
       (emit) => deps.coordinator.solve(scenario, { ...onPool(ctx), onProgress: emit, progressIntervalMs: interval, bounded: true }),
