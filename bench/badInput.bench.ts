@@ -1,7 +1,8 @@
 /**
  * Bad input against a real `batchwise serve`: the calls of the generated bad-input suite
- * (test/service/support/badInputs.ts: every numeric field at seven bad values through
- * Evaluate, Simulate, Plan and Solve; oversized strings; bytes that are no protobuf on every
+ * (test/service/support/badInputs.ts: every numeric field of a scenario at seven bad values through
+ * Evaluate, Simulate, Plan, Solve, Frontier and Export, and of a fleet through FleetSimulate and
+ * FleetPlan; oversized strings; bytes that are no protobuf on every
  * RPC), each timed from the client. The reliability target is every call ended in under 1 s;
  * the test checks the statuses and fields, this measures the time (tests carry no wall-clock bound).
  */
@@ -20,7 +21,7 @@ export default async function badInput(ctx: BenchContext): Promise<BenchSection>
   const client = new BadInputClient(address);
   const calls: BadCall[] = [];
   try {
-    for (const group of [client.numeric(), client.strings(), client.garbage()]) for await (const c of group) calls.push(c);
+    for (const group of [client.numeric(), client.fleet(), client.strings(), client.garbage()]) for await (const c of group) calls.push(c);
   } finally {
     client.close();
     proc.kill('SIGTERM');

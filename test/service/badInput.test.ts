@@ -34,24 +34,34 @@ describe('a generated bad-input suite against a real server', () => {
 
   const serving = (): Promise<string> => new Promise((resolve) => health.Check({ service: '' }, (e, r) => resolve(e ? `error ${e.code}` : String(r?.status))));
 
-  const check = (c: BadCall): void => {
+  const check = (c: BadCall, under = 'scenario'): void => {
     seen.push(c);
     const o = c.outcome;
     expect(ALLOWED.has(o.code), `${c.label}: ${o.code} ${o.details}`).toBe(true);
     expect(Buffer.byteLength(o.details), c.label).toBeLessThanOrEqual(DETAIL_BOUNDS.message);
     if (c.refusal) {
       expect(o.code, `${c.label}: ${o.details}`).toBe(grpc.status.INVALID_ARGUMENT);
-      expect(o.field, c.label).toBe(`scenario.${c.refusal}`);
+      expect(o.field, c.label).toBe(`${under}.${c.refusal}`);
     }
   };
 
-  it('every numeric field at seven bad values, through Evaluate, Simulate, Plan and Solve', async () => {
+  it('every numeric field at seven bad values, through Evaluate, Simulate, Plan, Solve, Frontier and Export', async () => {
     const calls: BadCall[] = [];
     for await (const c of client.numeric()) {
       check(c);
       calls.push(c);
     }
     expect(calls.filter((c) => c.refusal && c.rpc === 'Solve').length).toBeGreaterThan(50);
+    expect(await serving()).toBe('SERVING');
+  });
+
+  it('every numeric field of a fleet at seven bad values, through FleetSimulate and FleetPlan', async () => {
+    const calls: BadCall[] = [];
+    for await (const c of client.fleet()) {
+      check(c, 'fleet');
+      calls.push(c);
+    }
+    expect(calls.filter((c) => c.refusal && c.rpc === 'FleetPlan').length).toBeGreaterThan(40);
     expect(await serving()).toBe('SERVING');
   });
 

@@ -1,13 +1,18 @@
 import * as grpc from '@grpc/grpc-js';
 import { ScenarioError } from '../../../src/model/errors.js';
 import { validateScenario } from '../../../src/model/validate.js';
+import { validateFleet } from '../../../src/fleet/scenario.js';
+import { fleetToProto } from '../../../src/service/convert/fleet.js';
+import { fleetJsonNames } from '../../../src/service/convert/jsonNames.js';
 import { loadPackageDefinition } from '../../../src/service/proto.js';
+import { twoClassFleet } from '../../fleet/helpers.js';
 import { specCapacity, specScenario } from '../../helpers/scenarios.js';
 
 /**
  * The bad-input calls of the generated suite, shared by the test (which checks each outcome) and
  * the benchmark (which times them against a real `batchwise serve`): every numeric field of a
- * scenario at seven bad values through Evaluate, Simulate, Plan and Solve; oversized strings;
+ * scenario at seven bad values through Evaluate, Simulate, Plan, Solve, Frontier and Export; every
+ * numeric field of a fleet through FleetSimulate and FleetPlan; oversized strings;
  * raw bytes that are no protobuf at all, on every RPC.
  */
 type Callback = (e: grpc.ServiceError | null, r?: unknown) => void;
@@ -22,7 +27,7 @@ export interface Outcome {
 
 /** One call made and how it ended. `refusal`: the field the in-process validator names, if it refuses. */
 export interface BadCall {
-  readonly group: 'numeric' | 'strings' | 'garbage';
+  readonly group: 'numeric' | 'fleet' | 'strings' | 'garbage';
   readonly rpc: string;
   readonly label: string;
   readonly outcome: Outcome;
@@ -61,6 +66,35 @@ export function numericCases(): Array<{ name: string; scenario: Record<string, u
   for (const f of [1e-4, 1e-7, 1e3, 1e9]) {
     const s = specScenario(4000 / f, 1e-4 * f, { serviceTime: { linear: { perItem: 0.0001438 * f, base: 0.0018874 * f }, distribution: 'DETERMINISTIC' } });
     out.push(withRefusal(`time scale × ${f}`, s as unknown as Record<string, unknown>));
+  }
+  return out;
+}
+
+const FLEET_FIELDS: Array<[string, (f: Record<string, any>, v: number) => void]> = [
+  ['classes[0].arrivalRate', (f, v) => (f.classes[0].arrivalRate = v)],
+  ['classes[1].latencyTarget', (f, v) => (f.classes[1].latencyTarget = v)],
+  ['accelerators[0].count', (f, v) => (f.accelerators[0].count = v)],
+  ['accelerators[0].maxBatchSize', (f, v) => (f.accelerators[0].maxBatchSize = v)],
+  ['accelerators[0].serviceTime.vision.linear.perItem', (f, v) => (f.accelerators[0].serviceTime.vision.linear.perItem = v)],
+  ['accelerators[0].serviceTime.language.cv', (f, v) => (f.accelerators[0].serviceTime.language.cv = v)],
+  ['accelerators[0].power.idleWatts', (f, v) => (f.accelerators[0].power.idleWatts = v)],
+  ['objective.powerWeight', (f, v) => (f.objective.powerWeight = v)],
+];
+
+export function fleetCases(): Array<{ name: string; fleet: Record<string, unknown>; refusal?: string }> {
+  const out: Array<{ name: string; fleet: Record<string, unknown>; refusal?: string }> = [];
+  for (const [path, set] of FLEET_FIELDS) {
+    for (const v of BAD_VALUES) {
+      const f = JSON.parse(JSON.stringify(twoClassFleet(2, 0.5))) as Record<string, any>;
+      set(f, v);
+      try {
+        validateFleet(f);
+        out.push({ name: `${path} = ${v}`, fleet: f });
+      } catch (e) {
+        if (!(e instanceof ScenarioError)) throw e;
+        out.push({ name: `${path} = ${v}`, fleet: f, refusal: e.field });
+      }
+    }
   }
   return out;
 }
@@ -104,7 +138,19 @@ export class BadInputClient {
       if (c.refusal) {
         yield { group: 'numeric', rpc: 'Plan', label: `Plan ${c.name}`, ...refusal, ...(await this.unary('Plan', { scenario: c.scenario, latencyTarget: 0.01 })) };
         yield { group: 'numeric', rpc: 'Solve', label: `Solve ${c.name}`, ...refusal, ...(await this.stream('Solve', { scenario: c.scenario })) };
+        yield { group: 'numeric', rpc: 'Frontier', label: `Frontier ${c.name}`, ...refusal, ...(await this.unary('Frontier', { scenario: c.scenario })) };
+        yield { group: 'numeric', rpc: 'Export', label: `Export ${c.name}`, ...refusal, ...(await this.unary('Export', { scenario: c.scenario, target: 'triton' })) };
       }
+    }
+  }
+
+  /** Every numeric field of a two-class fleet at the seven bad values, through FleetSimulate and FleetPlan. */
+  async *fleet(): AsyncGenerator<BadCall> {
+    for (const c of fleetCases()) {
+      const fleet = fleetToProto(fleetJsonNames(c.fleet));
+      const refusal = c.refusal ? { refusal: c.refusal } : {};
+      yield { group: 'fleet', rpc: 'FleetSimulate', label: `FleetSimulate ${c.name}`, ...refusal, ...(await this.unary('FleetSimulate', { fleet, requests: 2000 })) };
+      if (c.refusal) yield { group: 'fleet', rpc: 'FleetPlan', label: `FleetPlan ${c.name}`, ...refusal, ...(await this.unary('FleetPlan', { fleet })) };
     }
   }
 
