@@ -98,9 +98,10 @@ export async function exportPolicy(input: unknown, target: ExportTarget, o: Expo
   const side = simulateSideBySide(p, spec.simPolicy(setting), solved, { requests, seed, signal: o.signal }, reference);
   // Room in TF Serving's queue for the longest backlog seen: requests that can wait ≈ λ·(max response).
   const maxEnqueuedBatches = Math.max(10, Math.ceil((p.arrivalRate * side.maxResponse) / B) + 1);
+  const signed = (x: number): string => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(2)} %`;
   const note =
-    `batchwise export for λ = ${p.arrivalRate} /s, B = ${B}: simulated cost ${side.gap.difference >= 0 ? '+' : ''}` +
-    `${(100 * side.gap.relative).toFixed(2)} % over the optimal policy`;
+    `batchwise export for λ = ${p.arrivalRate} /s, B = ${B}: simulated cost ${signed(side.gap.relative)} over the ` +
+    (side.unrestricted ? `restricted optimum, ${signed(side.unrestricted.gap.relative)} over the unrestricted one` : 'optimal policy');
   return {
     target,
     label: spec.label,
