@@ -70,3 +70,17 @@ describe('restrictions: validation', () => {
     expect(validateScenario({ ...specScenario(4000, 1e-3), restrictions: {} }).params.restriction).toBeUndefined();
   });
 });
+
+describe('evaluating a policy under ONLY_ALLOWED', () => {
+  it('refuses a policy that serves a size the restriction forbids, in its table or its tail rule', async () => {
+    const { evaluateScenarioPolicy } = await import('../../src/solve/evaluateScenario.js');
+    const s = { ...specScenario(4000, 1e-3), restrictions: { allowedBatchSizes: [1, 2, 4, 8, 16, 32], batchSizeRule: 'ONLY_ALLOWED' as const } };
+    for (const spec of ['table:0,1,2,3', 'control-limit:10', 'greedy']) {
+      expect(() => evaluateScenarioPolicy(s, spec)).toThrow(/restrictions\.allowedBatchSizes \(ONLY_ALLOWED/);
+    }
+    // Allowed sizes only (the table reaches 32, past it serve 32): evaluated, and so under padding anything is.
+    const ok = `table:0,1,2,2,4,4,4,4,8,8,8,8,8,8,8,8,${Array.from({ length: 16 }, () => 16).join(',')}`;
+    expect(evaluateScenarioPolicy(s, ok).averageCost).toBeGreaterThan(0);
+    expect(evaluateScenarioPolicy({ ...s, restrictions: { allowedBatchSizes: [1, 2, 4, 8, 16, 32] } }, 'greedy').averageCost).toBeGreaterThan(0);
+  });
+});
