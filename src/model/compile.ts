@@ -10,7 +10,9 @@ import type { ModelParams } from './scenario.js';
  * States (s, j): queue length s = 0..S and arrival phase j = 0..M−1 (M = 1 for Poisson
  * arrivals), flattened s-major, x = s·M + j, so a vector of values has length (S+1)·M.
  *
- * Actions: a = 0 waits (s < S only), a = b ∈ 1..min(s, B) serves b. Per action and phase,
+ * Actions: a = 0 waits (s < S only), a = b ∈ 1..min(s, B) with serves[b] = 1 serves b (every b
+ * unless a restriction allows only some sizes, docs/model.md §11.1; a padded size is already in
+ * the per-b data, which are those of the size b is charged as). Per action and phase,
  * at index a·M + j:
  *   transformed cost   c̃(x, a) = costSlope·s + kappa[a·M + j]
  *   sojourn            y(x, a) = sojourn[a·M + j]   (1/(λ_j + q_j) waiting, l(b) serving)
@@ -59,6 +61,24 @@ export interface CompiledModel {
   readonly tailCoef: Float64Array;
   /** Largest upward jump in levels of any action (max over b of kmax − b, at least 1). */
   readonly upReach: number;
+  /** [b], b = 1..B: 1 when serving b is an action. serves[B] is always 1 (the policy past S serves min(s, B)). */
+  readonly serves: Uint8Array;
+}
+
+/**
+ * The action a policy starts from at level s: the largest batch it may serve there, min(s, B)
+ * unrestricted; 0 (wait) when it may serve none (only at s < the smallest allowed size, so
+ * never at S ≥ B).
+ */
+export function startAction(model: Pick<CompiledModel, 'B' | 'serves'>, s: number): number {
+  for (let b = Math.min(s, model.B); b >= 1; b--) if (model.serves[b] === 1) return b;
+  return 0;
+}
+
+/** Whether action a is one the model has at level s (wait below S; an allowed serve b ≤ s). */
+export function isAction(model: Pick<CompiledModel, 'B' | 'S' | 'serves'>, s: number, a: number): boolean {
+  if (a === 0) return s < model.S;
+  return a >= 1 && a <= Math.min(s, model.B) && model.serves[a] === 1;
 }
 
 /** Smallest truncation level: the tail extrapolation reads h(S−2). */
@@ -86,6 +106,11 @@ export function compileModel(p: ModelParams, S: number, table: ArrivalTable = bu
     throw new LimitError('solver.maxQueue', `must be an integer ≥ ${MIN_MAX_QUEUE} (got ${S})`);
   }
   if (S > LIMITS.maxQueue) throw new LimitError('solver.maxQueue', `must be ≤ ${LIMITS.maxQueue} (got ${S})`);
+  const serves = p.restriction ? p.restriction.serves : new Uint8Array(B + 1).fill(1, 1);
+  // With only some sizes allowed, the top level must have one (the largest, B, once S ≥ B).
+  if (startAction({ B, serves }, S) === 0) {
+    throw new LimitError('solver.maxQueue', `S = ${S} is below the smallest allowed batch size: at S a batch must be served (give maxQueue ≥ ${B}, or 0)`);
+  }
   const tau = transformationStep(p, proc);
   const kappa = new Float64Array((B + 1) * M);
   const sojourn = new Float64Array((B + 1) * M);
@@ -136,6 +161,7 @@ export function compileModel(p: ModelParams, S: number, table: ArrivalTable = bu
     tailStart,
     tailCoef,
     upReach,
+    serves,
   };
 }
 

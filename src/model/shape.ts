@@ -7,7 +7,7 @@
 import { array, caselessPattern, documentSchema, enumOf, number, object, type JsonSchema, type NumberRule } from '../validate/index.js';
 import { LIMITS } from './limits.js';
 import { ARRIVAL_PROCESS } from './mmpp/shape.js';
-import { DEFAULT_TOLERANCE, type Backend, type Distribution, type Method } from './scenario.js';
+import { DEFAULT_TOLERANCE, type Backend, type BatchSizeRule, type Distribution, type Method } from './scenario.js';
 
 /** Bounds of one mean service time l(b), seconds, and of one power draw P(b), watts. */
 export const SERVICE_VALUE = { min: LIMITS.minServiceTime, max: LIMITS.maxServiceTime } as const satisfies NumberRule;
@@ -107,6 +107,34 @@ export const SOLVER = object(
   { name: 'solver' },
 );
 
+const BATCH_SIZE_RULES: readonly BatchSizeRule[] = ['PAD_TO_ALLOWED', 'ONLY_ALLOWED'];
+
+/** Largest max_ongoing_requests taken (Ray's own field is an int; beyond the batch size it only stops mattering). */
+export const MAX_ONGOING_LIMIT = 1_000_000;
+
+export const RESTRICTIONS = object(
+  "What the target serving system lets a policy do (docs/model.md §11.1); the solve's optimum is then one the target can run",
+  {
+    allowedBatchSizes: array(
+      'batch sizes the target runs (TF Serving allowed_batch_sizes): distinct integers in 1..maxBatchSize, the largest equal to maxBatchSize',
+      number('one allowed size', { min: 1, max: LIMITS.maxBatchSize, integer: true }),
+      { minItems: 1, maxItems: LIMITS.maxBatchSize },
+    ),
+    batchSizeRule: enumOf(
+      'PAD_TO_ALLOWED: any batch, padded to (and charged the service time and power of) the smallest allowed size ≥ it, as TF Serving runs it; ONLY_ALLOWED: batches of allowed sizes only',
+      BATCH_SIZE_RULES,
+      { ...PROTO_ENUM, default: 'PAD_TO_ALLOWED' },
+    ),
+    maxOngoingRequests: number('cap on the requests the target holds (Ray Serve max_ongoing_requests): no batch exceeds it; 0 = none', {
+      min: 0,
+      max: MAX_ONGOING_LIMIT,
+      integer: true,
+      default: 0,
+    }),
+  },
+  { name: 'restrictions' },
+);
+
 export const SCENARIO = object(
   'A batching scenario: arrivals, the batch-size limit, service times, power and the objective. Units: seconds, watts, requests/s',
   {
@@ -117,6 +145,7 @@ export const SCENARIO = object(
     objective: OBJECTIVE,
     solver: SOLVER,
     arrivalProcess: ARRIVAL_PROCESS,
+    restrictions: RESTRICTIONS,
   },
   { also: POISSON_UNLESS_PROCESS },
 );

@@ -1,7 +1,9 @@
 import { checkNumber, checkRoot, isAbsent, jsonNames, readEnum, readNumber, readObject, type KeysOf, type NumberRule, type Obj, type ObjectShape } from '../validate/index.js';
 import { LimitError, ScenarioError } from './errors.js';
 import { LIMITS } from './limits.js';
+import type { MmppProcess } from './mmpp/process.js';
 import { checkMmppCapacity, meanRateFor, validateArrivalProcess } from './mmpp/validate.js';
+import { applyRestriction, readRestrictions } from './restriction.js';
 import { DEFAULT_TOLERANCE, type ModelParams, type SolverSettings, type ValidatedScenario } from './scenario.js';
 import { GAMMA_CV, OBJECTIVE, POISSON_RATE, POWER, POWER_VALUE, SCENARIO, SERVICE_TIME, SERVICE_VALUE, SOLVER, type LinearFitShape } from './shape.js';
 
@@ -123,15 +125,7 @@ export function validateScenario(raw: unknown): ValidatedScenario {
     throw new ScenarioError('objective', 'latencyWeight and powerWeight are both 0: at least one must be > 0');
   }
 
-  if (arrivalProcess) checkMmppCapacity(arrivalProcess, B, meanService[B]);
-  const capacity = B / meanService[B];
-  if (!(arrivalRate < capacity)) {
-    throw new ScenarioError(
-      'arrivalRate',
-      `${arrivalRate} /s is not below the capacity maxBatchSize / l(B) = ${B} / ${+meanService[B].toPrecision(6)} s = ${+capacity.toPrecision(6)} /s: ` +
-        `no policy can keep the queue stable${millisecondHint(meanService[1], arrivalRate < 1000 * capacity)}`,
-    );
-  }
+  checkCapacity(B, meanService, arrivalProcess, arrivalRate);
 
   if (arrivalRate * meanService[1] < LIMITS.minOfferedLoad) {
     const field = arrivalProcess ? 'arrivalProcess' : 'arrivalRate';
@@ -156,7 +150,42 @@ export function validateScenario(raw: unknown): ValidatedScenario {
     powerWeight,
     ...(arrivalProcess ? { arrivalProcess } : {}),
   };
-  return { params, solver };
+  const rawRestrictions = readObject(input, SCENARIO, 'restrictions', '');
+  const restriction = rawRestrictions === undefined ? undefined : readRestrictions(rawRestrictions, B);
+  if (restriction === undefined) return { params, solver };
+  const restricted = applyRestriction(params, restriction);
+  // A cap below B lowers the capacity: the restricted model must still be able to keep up.
+  if (restricted.maxBatchSize < B) {
+    const field = restriction.maxOngoingRequests > 0 ? 'restrictions.maxOngoingRequests' : 'restrictions.allowedBatchSizes';
+    checkCapacity(restricted.maxBatchSize, restricted.meanService, arrivalProcess, arrivalRate, field);
+  }
+  return { params: restricted, solver };
+}
+
+/**
+ * λ (or λ̄) below the capacity B/l(B) of full batches back to back. With `restrictedBy` (the
+ * restriction field that lowered the largest batch to B) that field is named.
+ */
+function checkCapacity(B: number, meanService: Float64Array, arrivalProcess: MmppProcess | undefined, arrivalRate: number, restrictedBy?: string): void {
+  const lB = meanService[B];
+  const capacity = B / lB;
+  if (restrictedBy !== undefined) {
+    if (!(arrivalRate < capacity)) {
+      throw new ScenarioError(
+        restrictedBy,
+        `caps every batch at ${B}: the capacity ${B} / l(${B}) = ${B} / ${+lB.toPrecision(6)} s = ${+capacity.toPrecision(6)} /s is not above the arrival rate ${+arrivalRate.toPrecision(6)} /s, so no policy the target can run keeps the queue stable`,
+      );
+    }
+    return;
+  }
+  if (arrivalProcess) checkMmppCapacity(arrivalProcess, B, lB);
+  if (!(arrivalRate < capacity)) {
+    throw new ScenarioError(
+      'arrivalRate',
+      `${arrivalRate} /s is not below the capacity maxBatchSize / l(B) = ${B} / ${+lB.toPrecision(6)} s = ${+capacity.toPrecision(6)} /s: ` +
+        `no policy can keep the queue stable${millisecondHint(meanService[1], arrivalRate < 1000 * capacity)}`,
+    );
+  }
 }
 
 /** Load relative to capacity, λ·l(B)/B. */

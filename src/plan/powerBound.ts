@@ -1,3 +1,4 @@
+import { servesBatch } from '../model/restriction.js';
 import type { ModelParams } from '../model/scenario.js';
 
 /**
@@ -32,7 +33,10 @@ export function powerBound(p: ModelParams): PowerBound {
   let best = Infinity;
   let attained = false;
   let sizes: number[] = [];
-  for (let b = 1; b <= B; b++) {
+  // Only the batches the model can serve (docs/model.md §11.1; padded sizes are in the tables already).
+  const sizesServed: number[] = [];
+  for (let b = 1; b <= B; b++) if (servesBatch(p, b)) sizesServed.push(b);
+  for (const b of sizesServed) {
     if (c(b) < 1 && e(b) < best) {
       best = e(b);
       attained = true;
@@ -40,10 +44,10 @@ export function powerBound(p: ModelParams): PowerBound {
     }
   }
   // Pairs with u = 1 exactly: x·c1 + (1 − x)·c2 = 1 with c1 < 1 < c2 (or c = 1 alone).
-  for (let b1 = 1; b1 <= B; b1++) {
+  for (const b1 of sizesServed) {
     const c1 = c(b1);
     if (!(c1 < 1)) continue;
-    for (let b2 = 1; b2 <= B; b2++) {
+    for (const b2 of sizesServed) {
       const c2 = c(b2);
       if (!(c2 >= 1)) continue;
       const x = (c2 - 1) / (c2 - c1);

@@ -31,7 +31,7 @@ export function bellmanStep(
   signal?: AbortSignal,
 ): void {
   const { S, B, M, tau, costSlope, waitRate, phaseRate, kappa, sojourn } = model;
-  const { pmfOffset, pmfStart, pmfLength, pmf, tailFirstState, tailStart, tailCoef } = model;
+  const { pmfOffset, pmfStart, pmfLength, pmf, tailFirstState, tailStart, tailCoef, serves } = model;
   const topS = S * M;
   const top1 = (S - 1) * M;
   const top2 = (S - 2) * M;
@@ -70,6 +70,7 @@ export function bellmanStep(
       keepValue[j] = Infinity;
     }
     for (let b = 1; b <= bmax; b++) {
+      if (serves[b] === 0) continue; // not an action of this model (docs/model.md §11.1)
       const L = pmfLength[b];
       const j0 = s - b + pmfOffset[b];
       let nIn = S - j0 + 1;

@@ -67,7 +67,7 @@ describe('proto field names beside JSON names', () => {
   it('other names are still unknown fields, listed by their JSON names', () => {
     expect(refusal(() => validateScenario({ ...specScenario(2500, 0), arrival_ratee: 1 }))).toEqual({
       field: 'arrival_ratee',
-      reason: 'is not a known field (expected one of: arrivalRate, maxBatchSize, serviceTime, power, objective, solver, arrivalProcess)',
+      reason: 'is not a known field (expected one of: arrivalRate, maxBatchSize, serviceTime, power, objective, solver, arrivalProcess, restrictions)',
     });
   });
 

@@ -54,19 +54,33 @@ export function registerExport(program: Command): void {
     );
 }
 
+/** With restrictions: the unrestricted optimum, what the restriction costs exactly, and the setting's paired gap to it. */
+function unrestrictedLines(r: ExportResult, pm: (h: number | null) => string): string[] {
+  const u = r.unrestricted;
+  if (!u) return [];
+  const g = u.gap;
+  return [
+    `  unrestricted optimum (control limit ${u.controlLimit}): exact cost ${u.averageCost.toPrecision(8)}; the restriction costs ${((100 * u.restrictionCost) / u.averageCost).toFixed(3)} % (exact)`,
+    `  gap to the unrestricted optimum: ${(g.relative * 100).toFixed(3)} %${g.halfWidth === null ? '' : ` ± ${((g.halfWidth / u.averageCost) * 100).toFixed(3)} %`}` +
+      ` (cost ${g.difference.toPrecision(4)}${pm(g.halfWidth)}, paired on the same arrivals)`,
+  ];
+}
+
 function summary(r: ExportResult): string[] {
   const pm = (h: number | null): string => (h === null ? '' : ` ± ${h.toPrecision(3)}`);
   const s = r.setting;
   return [
     `${r.label}: max batch ${s.maxBatchSize}, delay ${formatDuration(s.delay)}` +
       (s.preferredBatchSizes.length > 0 ? `, preferred sizes ${s.preferredBatchSizes[0]}–${s.preferredBatchSizes[s.preferredBatchSizes.length - 1]}` : '') +
-      (s.maxOngoingRequests === undefined ? '' : `, max_ongoing_requests ${s.maxOngoingRequests}`),
-    `  optimal policy (control limit ${r.optimal.controlLimit}${r.optimal.isControlLimit ? ', pure' : ''}): exact cost ${r.optimal.averageCost.toPrecision(8)}, ` +
+      (s.maxOngoingRequests === undefined ? '' : `, max_ongoing_requests ${s.maxOngoingRequests}`) +
+      (s.allowedBatchSizes && s.allowedBatchSizes.length > 0 ? `, allowed sizes ${s.allowedBatchSizes.join(', ')}` : ''),
+    `  ${r.unrestricted ? 'restricted optimum' : 'optimal policy'} (control limit ${r.optimal.controlLimit}${r.optimal.isControlLimit ? ', pure' : ''}): exact cost ${r.optimal.averageCost.toPrecision(8)}, ` +
       `simulated ${r.optimal.simulated.averageCost.toPrecision(8)}${pm(r.optimal.simulated.halfWidth)}`,
     `  exported setting: simulated cost ${r.exported.averageCost.toPrecision(8)}${pm(r.exported.halfWidth)}, ` +
       `E[R] ${formatDuration(r.exported.meanResponseTime)}, p99 ${formatDuration(r.exported.p99)}, E[P] ${r.exported.meanPower.toFixed(3)} W`,
     `  gap to the optimum: ${(r.gap.relative * 100).toFixed(3)} %${r.gap.halfWidth === null ? '' : ` ± ${((r.gap.halfWidth / r.optimal.averageCost) * 100).toFixed(3)} %`}` +
-      ` (cost ${r.gap.difference.toPrecision(4)}${pm(r.gap.halfWidth)} over the optimal policy on the same arrivals)`,
+      ` (cost ${r.gap.difference.toPrecision(4)}${pm(r.gap.halfWidth)} over the ${r.unrestricted ? 'restricted optimum' : 'optimal policy'} on the same arrivals)`,
+    ...unrestrictedLines(r, pm),
     ...r.assumptions.map((a) => `  assumes ${a}`),
     `  ${r.trials.length} delays simulated while tuning (${r.exported.requests.toLocaleString('en-US')} requests in the final runs, seed ${r.exported.seed})`,
   ];

@@ -113,8 +113,22 @@ export function mergeTfServing(text: string, file: string, s: BatchingSetting, c
     if (spans.length === 0) text = f.fields.length > 0 ? insertAfterLine(text, f.fields.at(-1)!.end, [`${name} { value: ${v} }`]) : insertAtTop(text, [`${name} { value: ${v} }`]);
   }
   const allowed = readProto(text, file).fields.filter((x) => x.name === 'allowed_batch_sizes');
-  if (allowed.length > 0) {
-    const sizes = allowed.map((x) => compact(text, x).replace(/^allowed_batch_sizes\s*:?\s*/, '').replace(/[[\]]/g, '').trim()).join(', ');
+  const sizes = allowed.map((x) => compact(text, x).replace(/^allowed_batch_sizes\s*:?\s*/, '').replace(/[[\]]/g, '').trim()).join(', ');
+  const wanted = s.allowedBatchSizes ?? [];
+  if (wanted.length > 0) {
+    // The restricted optimum was solved for these sizes (scenario restrictions): one list, in place of any the file has.
+    const line = `allowed_batch_sizes: [ ${wanted.join(', ')} ]`;
+    if (allowed.length === 0) {
+      const f = readProto(text, file);
+      text = f.fields.length > 0 ? insertAfterLine(text, f.fields.at(-1)!.end, [line]) : insertAtTop(text, [line]);
+      notes.push(`added: allowed_batch_sizes [ ${wanted.join(', ')} ]`);
+    } else {
+      for (const x of [...allowed].slice(1).reverse()) text = remove(text, x);
+      const first = readProto(text, file).fields.find((x) => x.name === 'allowed_batch_sizes')!;
+      text = splice(text, first.start, first.end, line);
+      notes.push(sizes === wanted.join(', ') ? `unchanged: allowed_batch_sizes [ ${sizes} ]` : `changed: allowed_batch_sizes [ ${sizes} ] → [ ${wanted.join(', ')} ]`);
+    }
+  } else if (allowed.length > 0) {
     const last = Number(sizes.split(/[,\s]+/).at(-1));
     notes.push(
       `kept: allowed_batch_sizes [ ${sizes} ] (the export's model assumed none: batches are padded up to the next allowed size)` +

@@ -51,6 +51,9 @@ function tfServing(s: BatchingSetting, c: RenderContext): string {
       '# tensorflow_model_server --enable_batching --batching_parameters_file=batching_parameters.txt',
       `max_batch_size { value: ${s.maxBatchSize} }`,
       `batch_timeout_micros { value: ${micros(s.delay)} }`,
+      ...(s.allowedBatchSizes && s.allowedBatchSizes.length > 0
+        ? ['# batches are padded up to the next allowed size (the restricted optimum assumes it)', `allowed_batch_sizes: [ ${s.allowedBatchSizes.join(', ')} ]`]
+        : []),
       '# one batch thread: one batch in service at a time, as modelled',
       'num_batch_threads { value: 1 }',
       `max_enqueued_batches { value: ${c.maxEnqueuedBatches} }`,
@@ -119,6 +122,7 @@ export function assumptions(s: BatchingSetting, c: Pick<RenderContext, 'maxEnque
       ];
     case 'tf-serving':
       return [
+        ...(s.allowedBatchSizes && s.allowedBatchSizes.length > 0 ? [`allowed_batch_sizes: ${s.allowedBatchSizes.join(', ')}: each batch padded up to the next, paying its service time and power`] : []),
         'num_batch_threads: 1: one batch in service at a time',
         `max_enqueued_batches: ${c.maxEnqueuedBatches}: room for the longest simulated backlog, so nothing is rejected`,
       ];

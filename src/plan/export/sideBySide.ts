@@ -1,7 +1,7 @@
 import type { ModelParams } from '../../model/scenario.js';
 import { CONFIDENCE_LEVEL } from '../../sim/result.js';
 import type { SimPolicy } from '../../sim/policies/types.js';
-import { simulateDetailed, tablePolicy, type SimulateOptions } from '../../sim/simulate.js';
+import { simulateDetailed, tablePolicy, type DetailedSimulation, type SimulateOptions } from '../../sim/simulate.js';
 import { meanHalfWidth } from '../../sim/stats.js';
 import { policyOf, type SolveResult } from '../../solve/result.js';
 
@@ -34,15 +34,37 @@ export interface SideBySide {
   readonly gap: { readonly difference: number; readonly halfWidth: number | null; readonly relative: number; readonly vsExact: number };
   /** The batcher's longest simulated response time (s). */
   readonly maxResponse: number;
+  /**
+   * With a restricted scenario (docs/model.md §11.1): the unrestricted optimum, simulated on the
+   * same arrivals, and the batcher's paired gap to it; `restrictionCost` = g*(restricted) −
+   * g*(unrestricted), exact, ≥ 0 up to the solver tolerance.
+   */
+  readonly unrestricted?: {
+    readonly averageCost: number;
+    readonly controlLimit: number;
+    readonly simulated: SimulatedCost;
+    readonly gap: SideBySide['gap'];
+    readonly restrictionCost: number;
+  };
 }
 
-export function simulateSideBySide(p: ModelParams, policy: SimPolicy, solved: SolveResult, sim: SimulateOptions): SideBySide {
+/** The unrestricted scenario and its solve, for SideBySide.unrestricted. */
+export interface UnrestrictedReference {
+  readonly params: ModelParams;
+  readonly solved: SolveResult;
+}
+
+export function simulateSideBySide(p: ModelParams, policy: SimPolicy, solved: SolveResult, sim: SimulateOptions, reference?: UnrestrictedReference): SideBySide {
   const B = p.maxBatchSize;
   const exported = simulateDetailed(p, policy, sim);
   const optimal = simulateDetailed(p, tablePolicy(policyOf(solved.policy, B), B, 'optimal'), sim);
-  const n = Math.min(exported.groupCost.length, optimal.groupCost.length);
-  const diff = new Float64Array(n);
-  for (let j = 0; j < n; j++) diff[j] = exported.groupCost[j] - optimal.groupCost[j];
+  const paired = (other: DetailedSimulation, g: number): SideBySide['gap'] => {
+    const n = Math.min(exported.groupCost.length, other.groupCost.length);
+    const diff = new Float64Array(n);
+    for (let j = 0; j < n; j++) diff[j] = exported.groupCost[j] - other.groupCost[j];
+    const difference = exported.result.averageCost - other.result.averageCost;
+    return { difference, halfWidth: meanHalfWidth(diff, n, CONFIDENCE_LEVEL), relative: difference / g, vsExact: exported.result.averageCost - g };
+  };
   const summary = (r: typeof exported.result): SimulatedCost => ({
     averageCost: r.averageCost,
     halfWidth: r.confidence.averageCost,
@@ -53,11 +75,19 @@ export function simulateSideBySide(p: ModelParams, policy: SimPolicy, solved: So
     seed: r.seed,
   });
   const g = solved.averageCost;
-  const difference = exported.result.averageCost - optimal.result.averageCost;
+  let unrestricted: SideBySide['unrestricted'];
+  if (reference) {
+    // The same seed gives the same arrivals (they depend on λ only): the gap is paired as above.
+    const u = reference.params;
+    const run = simulateDetailed(u, tablePolicy(policyOf(reference.solved.policy, u.maxBatchSize), u.maxBatchSize, 'optimal'), sim);
+    const gu = reference.solved.averageCost;
+    unrestricted = { averageCost: gu, controlLimit: reference.solved.policy.controlLimit, simulated: summary(run.result), gap: paired(run, gu), restrictionCost: g - gu };
+  }
   return {
     optimal: { averageCost: g, controlLimit: solved.policy.controlLimit, isControlLimit: solved.policy.isControlLimit, simulated: summary(optimal.result) },
     exported: summary(exported.result),
-    gap: { difference, halfWidth: meanHalfWidth(diff, n, CONFIDENCE_LEVEL), relative: difference / g, vsExact: exported.result.averageCost - g },
+    gap: paired(optimal, g),
     maxResponse: exported.result.percentiles.max,
+    ...(unrestricted ? { unrestricted } : {}),
   };
 }

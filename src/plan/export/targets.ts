@@ -22,10 +22,12 @@ export interface BatchingSetting {
   readonly preferredBatchSizes: readonly number[];
   /** Ray Serve only: the deployment's max_ongoing_requests. */
   readonly maxOngoingRequests?: number;
+  /** TF Serving only: allowed_batch_sizes (absent or empty = any size), batches padded up to them. */
+  readonly allowedBatchSizes?: readonly number[];
 }
 
 /** The fixed part of a setting that the delay is tuned for. */
-export type SettingVariant = Pick<BatchingSetting, 'preferredBatchSizes' | 'maxOngoingRequests'>;
+export type SettingVariant = Pick<BatchingSetting, 'preferredBatchSizes' | 'maxOngoingRequests' | 'allowedBatchSizes'>;
 
 export interface TargetSpec {
   readonly label: string;
@@ -54,7 +56,7 @@ export const TARGETS: Readonly<Record<ExportTarget, TargetSpec>> = {
     label: 'TF Serving batching_parameters',
     perSecond: 1e6,
     minUnits: 0,
-    simPolicy: (s) => new TfServingPolicy({ batchTimeout: s.delay, maxBatchSize: s.maxBatchSize, allowedBatchSizes: [] }),
+    simPolicy: (s) => new TfServingPolicy({ batchTimeout: s.delay, maxBatchSize: s.maxBatchSize, allowedBatchSizes: s.allowedBatchSizes ?? [] }),
     variants: none,
   },
   'ray-serve': {

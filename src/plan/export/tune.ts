@@ -15,6 +15,7 @@ export interface DelayTrial {
   readonly delay: number;
   readonly preferredBatchSizes: readonly number[];
   readonly maxOngoingRequests?: number;
+  readonly allowedBatchSizes?: readonly number[];
   readonly averageCost: number;
   readonly halfWidth: number | null;
 }
@@ -62,6 +63,7 @@ export async function tuneDelay(
       delay,
       preferredBatchSizes: base.preferredBatchSizes,
       ...(base.maxOngoingRequests === undefined ? {} : { maxOngoingRequests: base.maxOngoingRequests }),
+      ...(base.allowedBatchSizes === undefined ? {} : { allowedBatchSizes: base.allowedBatchSizes }),
       averageCost: r.averageCost,
       halfWidth: r.confidence.averageCost,
     };

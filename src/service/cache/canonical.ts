@@ -21,6 +21,8 @@ export function canonicalKey(s: ValidatedScenario): string {
     [v.maxQueue, v.tolerance, v.maxIterations, v.backend, v.method],
     // MMPP arrivals (docs/model.md §7) are part of the scenario; Poisson keys are unchanged.
     ...(p.arrivalProcess ? [[Array.from(p.arrivalProcess.rates), Array.from(p.arrivalProcess.generator)]] : []),
+    // The tables above are already the restricted ones; the action set is not in them.
+    ...(p.restriction ? [['restricted', Array.from(p.restriction.serves.subarray(1))]] : []),
   ]);
 }
 
@@ -32,7 +34,10 @@ export function shapeKey(s: ValidatedScenario): string {
   const v = s.solver;
   // MMPP solutions have (S+1)·M values: only those with the same number of phases line up.
   const phases = s.params.arrivalProcess ? [s.params.arrivalProcess.phases] : [];
-  return JSON.stringify([s.params.maxBatchSize, v.backend, v.method, ...phases]);
+  // An ONLY_ALLOWED action set lines up only with the same set (a start must use its actions).
+  const r = s.params.restriction;
+  const actions = r && r.batchSizeRule === 'ONLY_ALLOWED' && r.allowedBatchSizes.length > 0 ? [r.allowedBatchSizes.join(',')] : [];
+  return JSON.stringify([s.params.maxBatchSize, v.backend, v.method, ...phases, ...actions]);
 }
 
 /**

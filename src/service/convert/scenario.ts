@@ -30,6 +30,12 @@ export function scenarioFromProto(m: unknown): unknown {
     out.power = clean({ idleWatts: p.idleWatts, busyLinear: linear(p.busyLinear), busyTable: table(p.busyTable) });
   }
   if (isObj(m.objective)) out.objective = clean({ latencyWeight: m.objective.latencyWeight, powerWeight: m.objective.powerWeight });
+  if (isObj(m.restrictions)) {
+    const r = m.restrictions;
+    // proto3 sends no empty repeated field and no zero scalar: an empty list is unset, not [].
+    const sizes = Array.isArray(r.allowedBatchSizes) && r.allowedBatchSizes.length > 0 ? r.allowedBatchSizes : undefined;
+    out.restrictions = clean({ allowedBatchSizes: sizes, batchSizeRule: r.batchSizeRule, maxOngoingRequests: r.maxOngoingRequests });
+  }
   if (isObj(m.solver)) {
     const s = m.solver;
     out.solver = clean({ maxQueue: s.maxQueue, tolerance: s.tolerance, maxIterations: s.maxIterations, backend: s.backend, method: s.method });

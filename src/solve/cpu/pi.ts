@@ -1,4 +1,4 @@
-import type { CompiledModel } from '../../model/compile.js';
+import { startAction, type CompiledModel } from '../../model/compile.js';
 import { LimitError } from '../../model/errors.js';
 import { bellmanStep, boundsConverged, gapBounds, lookAheadAlongWaits } from '../../policy/greedy.js';
 import { evaluateOnModel, type ModelEvaluation } from '../../policy/modelChain.js';
@@ -65,14 +65,16 @@ async function iterate(model: CompiledModel, opts: SolveOptions): Promise<Solver
   const warmValues = warm?.values && warm.values.length >= n ? warm.values : undefined;
   if (warmPolicy) {
     policy.set(warmPolicy.subarray(0, n));
+    // A start from another model may use actions this one lacks (docs/model.md §11.1).
+    for (let x = 0; x < n; x++) if (policy[x] > 0 && model.serves[policy[x]] !== 1) policy[x] = startAction(model, Math.floor(x / M));
   } else if (!warmValues) {
-    for (let x = M; x < n; x++) policy[x] = Math.min(Math.floor(x / M), B);
+    for (let x = M; x < n; x++) policy[x] = startAction(model, Math.floor(x / M));
   }
   const gap = new Float64Array(n);
   let next = new Int32Array(n);
   if (!warmPolicy && warmValues) bellmanStep(model, warmValues.subarray(0, n), gap, policy, undefined, undefined, opts.signal);
   // Waiting at S is not allowed (docs/model.md §4).
-  for (let x = S * M; x < n; x++) policy[x] = Math.max(policy[x], Math.min(S, B));
+  for (let x = S * M; x < n; x++) policy[x] = Math.max(policy[x], startAction(model, S));
   const maxIterations = opts.maxIterations > 0 ? opts.maxIterations : DEFAULT_PI_MAX_ITERATIONS;
   const yielder = new Yielder(opts.signal);
   let values: Float64Array = new Float64Array(n);

@@ -1,4 +1,4 @@
-import type { CompiledModel } from '../../model/compile.js';
+import { isAction, startAction, type CompiledModel } from '../../model/compile.js';
 import { sizeClass } from './bufferPool.js';
 import { DEFAULT_FLAGS } from './flags.js';
 import { ACTION_INFO, SCENARIO_INFO, StructArray, structBytes } from './structs.js';
@@ -140,7 +140,7 @@ function usablePolicy(m: CompiledModel, p: Int32Array | undefined): p is Int32Ar
   if (p === undefined || p.length !== (m.S + 1) * m.M) return false;
   for (let x = 0; x < p.length; x++) {
     const s = Math.floor(x / m.M);
-    if (p[x] < 0 || p[x] > Math.min(s, m.B) || (s === m.S && p[x] === 0)) return false;
+    if (!isAction(m, s, p[x])) return false;
   }
   return true;
 }
@@ -176,7 +176,9 @@ export function packBatch(models: readonly CompiledModel[], warm: readonly (Warm
     const count = (S + 1) * M;
     stateOffset.push(st);
     states.push(count);
-    const unstable = Int32Array.from({ length: B + 1 }, (_, b) => (b === 0 ? 0 : unstableFirst(m, b, maxExcess)));
+    // An action the model lacks (docs/model.md §11.1) is unusable from level 0 on, as the shader's
+    // rule reads it; serve-B, the fallback there, is always an action.
+    const unstable = Int32Array.from({ length: B + 1 }, (_, b) => (b === 0 || m.serves[b] === 0 ? 0 : unstableFirst(m, b, maxExcess)));
     const allUnstableFrom = Math.max(...unstable);
     const pmfBase = put(m.pmf);
     const tailBase = put(stageTailCoef(m, allUnstableFrom));
@@ -199,7 +201,7 @@ export function packBatch(models: readonly CompiledModel[], warm: readonly (Warm
     if (w && w.length === count) for (let x = 0; x < count; x++) h[st + x] = w[x] - w[0];
     const p = warm[i]?.policy;
     const start = usablePolicy(m, p) ? p : undefined;
-    for (let x = 0; x < count; x++) policy[st + x] = start ? start[x] : Math.min(Math.floor(x / M), B);
+    for (let x = 0; x < count; x++) policy[st + x] = start ? start[x] : startAction(m, Math.floor(x / M));
     st += count;
   });
   return { scenarios, actions, coef, stateScenario, h, policy, stateOffset, states, totalStates };
