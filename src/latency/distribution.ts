@@ -96,6 +96,18 @@ export function responseTimeDistribution(
   };
 }
 
+/**
+ * E[R] alone, from the same transform by a complex step (two transform evaluations): the check
+ * that the entry law and the passage recursion reproduce docs/model.md §5's mean.
+ */
+export function responseTimeMean(model: CompiledModel, policy: Policy, evaluation?: DetailedEvaluation): number {
+  if (model.M !== 1) throw new LimitError('arrivalProcess', 'the response-time distribution is implemented for Poisson arrivals only (MMPP: not yet)');
+  const ev = evaluation ?? evaluatePolicy(model.params, policy);
+  const passage = new Passage(model, policy, entryLaw(model, policy, ev.stationary, ev.levels));
+  const h = 1e-10 / Math.max(ev.meanResponseTime, 1e-12);
+  return -passage.transform(0, h).im / h;
+}
+
 /** Euler inversion of F and f at one t, atoms removed and added back. */
 class Inverter {
   transforms = 0;
