@@ -12,7 +12,6 @@ export { buildArrivalTable, arrivalsOf, type ArrivalTable } from './model/arriva
 export { arrivalPmf, type ArrivalPmf } from './model/arrivals.js';
 export * from './policy/policy.js';
 export { evaluatePolicy, type Evaluation, type DetailedEvaluation, type PhaseFigures } from './policy/evaluate.js';
-export { responseTimeDistribution, responseTimeMean, type ResponseTimeDistribution, type LatencyPercentiles, type LatencyAccuracy, type LatencyOptions } from './latency/distribution.js';
 export { bellmanStep } from './policy/greedy.js';
 export { evaluateOnModel } from './policy/modelChain.js';
 export { evaluateScenarioPolicy } from './solve/evaluateScenario.js';
