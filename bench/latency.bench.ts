@@ -2,7 +2,8 @@
  * The response-time distribution (docs/model.md §9) beside the solve it follows, on the
  * docs/model.md §6 rows: the solve end to end, then percentiles and a 32-point CDF of its policy.
  */
-import { compileModel, evaluatePolicy, responseTimeDistribution, solveScenarioDetailed, validateScenario } from '../src/index.js';
+import { compileModel, evaluatePolicy, solveScenarioDetailed, validateScenario } from '../src/index.js';
+import { responseTimeDistribution } from '../src/latency/distribution.js';
 import { scenario } from './solver.bench.js';
 import { fmt, median, timeRuns } from './stats.js';
 import type { BenchContext, BenchSection } from './types.js';
