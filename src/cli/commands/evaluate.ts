@@ -9,6 +9,7 @@ import { evaluateScenarioPolicy } from '../../solve/evaluateScenario.js';
 import { formatEvaluation } from '../format.js';
 import { readJsonFile } from '../io.js';
 import { addRemoteOptions, evaluateRemote, type RemoteOptions } from '../remote.js';
+import { unrestrictedLines } from './export.js';
 import { positiveInt } from './simulate.js';
 
 interface EvaluateOptions extends RemoteOptions {
@@ -60,8 +61,10 @@ function configSummary(r: ConfigEvaluation): string[] {
     ...r.notes.map((n) => `  note: ${n}`),
     `  setting: simulated cost ${r.exported.averageCost.toPrecision(8)}${pm(r.exported.halfWidth)}, E[R] ${formatDuration(r.exported.meanResponseTime)}, ` +
       `p99 ${formatDuration(r.exported.p99)}, E[P] ${r.exported.meanPower.toFixed(3)} W`,
-    `  optimal policy (control limit ${r.optimal.controlLimit}): exact cost ${r.optimal.averageCost.toPrecision(8)}, simulated ${r.optimal.simulated.averageCost.toPrecision(8)}${pm(r.optimal.simulated.halfWidth)}`,
-    `  gap to the optimum: ${(r.gap.relative * 100).toFixed(3)} %${r.gap.halfWidth === null ? '' : ` ± ${((r.gap.halfWidth / r.optimal.averageCost) * 100).toFixed(3)} %`}` +
+    ...(r.restriction === undefined ? [] : [`  restriction: ${r.restriction}`]),
+    `  ${r.unrestricted ? 'restricted optimum' : 'optimal policy'} (control limit ${r.optimal.controlLimit}): exact cost ${r.optimal.averageCost.toPrecision(8)}, simulated ${r.optimal.simulated.averageCost.toPrecision(8)}${pm(r.optimal.simulated.halfWidth)}`,
+    `  gap to the ${r.unrestricted ? 'restricted ' : ''}optimum: ${(r.gap.relative * 100).toFixed(3)} %${r.gap.halfWidth === null ? '' : ` ± ${((r.gap.halfWidth / r.optimal.averageCost) * 100).toFixed(3)} %`}` +
       ` (paired, same arrivals; ${r.exported.requests.toLocaleString('en-US')} requests, seed ${r.exported.seed})`,
+    ...unrestrictedLines(r.unrestricted, pm),
   ];
 }

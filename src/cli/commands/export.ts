@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander';
 import { validateScenario } from '../../model/validate.js';
 import { exportPolicy, type ExportResult } from '../../plan/export/exportPolicy.js';
+import type { SideBySide } from '../../plan/export/sideBySide.js';
 import { EXPORT_TARGETS, type ExportTarget } from '../../plan/export/targets.js';
 import { formatDuration } from '../../plan/units.js';
 import { readJsonFile, readTextFile } from '../io.js';
@@ -54,9 +55,8 @@ export function registerExport(program: Command): void {
     );
 }
 
-/** With restrictions: the unrestricted optimum, what the restriction costs exactly, and the setting's paired gap to it. */
-function unrestrictedLines(r: ExportResult, pm: (h: number | null) => string): string[] {
-  const u = r.unrestricted;
+/** With restrictions: the unrestricted optimum, what the restriction costs exactly, and the setting's paired gap to it (export and evaluate --from-config). */
+export function unrestrictedLines(u: SideBySide['unrestricted'], pm: (h: number | null) => string): string[] {
   if (!u) return [];
   const g = u.gap;
   return [
@@ -80,7 +80,7 @@ function summary(r: ExportResult): string[] {
       `E[R] ${formatDuration(r.exported.meanResponseTime)}, p99 ${formatDuration(r.exported.p99)}, E[P] ${r.exported.meanPower.toFixed(3)} W`,
     `  gap to the optimum: ${(r.gap.relative * 100).toFixed(3)} %${r.gap.halfWidth === null ? '' : ` ± ${((r.gap.halfWidth / r.optimal.averageCost) * 100).toFixed(3)} %`}` +
       ` (cost ${r.gap.difference.toPrecision(4)}${pm(r.gap.halfWidth)} over the ${r.unrestricted ? 'restricted optimum' : 'optimal policy'} on the same arrivals)`,
-    ...unrestrictedLines(r, pm),
+    ...unrestrictedLines(r.unrestricted, pm),
     ...r.assumptions.map((a) => `  assumes ${a}`),
     `  ${r.trials.length} delays simulated while tuning (${r.exported.requests.toLocaleString('en-US')} requests in the final runs, seed ${r.exported.seed})`,
   ];

@@ -20,6 +20,19 @@ export interface ConfigSetting {
   readonly policy: SimPolicy;
   /** Where the configuration departs from the modelled single server, in words. */
   readonly notes: string[];
+  /**
+   * What the file imposes on every policy the target could run (docs/model.md §11.1): TF Serving's
+   * allowed_batch_sizes (padded), a Ray max_ongoing_requests below the scenario's B (a cap on
+   * requests held). evaluateConfig solves the optimum under it.
+   */
+  readonly restrictions?: ConfigRestrictions;
+}
+
+export interface ConfigRestrictions {
+  /** Ascending, the last the scenario's B; batches padded up to them (PAD_TO_ALLOWED). */
+  readonly allowedBatchSizes?: readonly number[];
+  /** A cap below the scenario's B. */
+  readonly maxOngoingRequests?: number;
 }
 
 /** `name` picks the model (TorchServe's models map) or deployment (a Ray Serve config) where the file holds several; default the first. */
@@ -68,9 +81,21 @@ function tfServing(m: TextMessage, file: string, B: number): ConfigSetting {
   const threads = intField(m, 'num_batch_threads', file);
   if (threads !== 1) notes.push(`num_batch_threads ${threads ?? 'unset'}: simulated as one batch thread`);
   const allowed = intList(m, 'allowed_batch_sizes', file);
+  // TF Serving refuses a list that is not strictly increasing ("allowed_batch_sizes entries must be monotonically increasing").
+  allowed.forEach((a, i) => {
+    if (!(Number.isInteger(a) && a >= 1 && (i === 0 || a > allowed[i - 1]))) throw new ScenarioError(`${file}.allowed_batch_sizes[${i}]`, `must be a size ≥ 1 above the one before it (TF Serving requires them increasing), got ${a}`);
+  });
   if (allowed.length > 0 && allowed[allowed.length - 1] !== max) throw new ScenarioError(`${file}.allowed_batch_sizes`, `the last entry must equal max_batch_size = ${max}`);
   const timeout = (intField(m, 'batch_timeout_micros', file) ?? 0) / 1e6;
-  return { policy: new TfServingPolicy({ batchTimeout: timeout, maxBatchSize: max, allowedBatchSizes: allowed }), notes };
+  const policy = new TfServingPolicy({ batchTimeout: timeout, maxBatchSize: max, allowedBatchSizes: allowed });
+  if (allowed.length === 0) return { policy, notes };
+  // A restriction's largest allowed size is the scenario's B (restriction.ts): with a smaller
+  // max_batch_size the sizes are a choice of this file beside the smaller max, not the target's restriction.
+  if (max < B) {
+    notes.push(`allowed_batch_sizes up to max_batch_size ${max} < the scenario's maxBatchSize ${B}: the optimum is the unrestricted one (set maxBatchSize ${max} in the scenario for the restricted optimum)`);
+    return { policy, notes };
+  }
+  return { policy, notes, restrictions: { allowedBatchSizes: allowed } };
 }
 
 /** TorchServe's defaults (ModelManager, RegisterModelRequest): batchSize 1, maxBatchDelay 100 ms. */
@@ -126,7 +151,9 @@ function rayServe(text: string, file: string, B: number, name: string | undefine
   if (!Number.isInteger(ongoing) || ongoing < 1) throw new ScenarioError(`${file}.max_ongoing_requests`, `must be an integer ≥ 1, got ${ongoing}`);
   const max = batchSize(num('max_batch_size', 10), 'max_batch_size', file, B, 10);
   if (ongoing < max) notes.push(`max_ongoing_requests ${ongoing} < max_batch_size ${max}: no batch exceeds ${ongoing}`);
-  return { policy: new RayServePolicy({ batchWaitTimeout: num('batch_wait_timeout_s', 0.01), maxBatchSize: max, maxOngoingRequests: ongoing }), notes };
+  const policy = new RayServePolicy({ batchWaitTimeout: num('batch_wait_timeout_s', 0.01), maxBatchSize: max, maxOngoingRequests: ongoing });
+  // Below B the replica's cap binds every policy the deployment could run, not only this batcher.
+  return { policy, notes, ...(ongoing < B ? { restrictions: { maxOngoingRequests: ongoing } } : {}) };
 }
 
 /**

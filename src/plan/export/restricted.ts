@@ -1,5 +1,7 @@
 import { ScenarioError } from '../../model/errors.js';
-import type { Restriction } from '../../model/scenario.js';
+import { applyRestriction, unrestrictedParams } from '../../model/restriction.js';
+import type { ModelParams, Restriction } from '../../model/scenario.js';
+import type { ConfigRestrictions } from './readConfig.js';
 import type { ExportTarget, SettingVariant } from './targets.js';
 
 /**
@@ -28,4 +30,30 @@ export function restrictVariants(variants: readonly SettingVariant[], r: Restric
   if (r.maxOngoingRequests > 0) return [{ preferredBatchSizes: [], maxOngoingRequests: r.maxOngoingRequests }];
   if (r.allowedBatchSizes.length > 0) return variants.map((v) => ({ ...v, allowedBatchSizes: r.allowedBatchSizes }));
   return variants;
+}
+
+/**
+ * The model a configuration file runs under (evaluate --from-config): the file's restrictions
+ * (readConfig: TF Serving's allowed_batch_sizes, padded; a Ray cap below B) replace the scenario's
+ * of the same kind, the scenario's others stand. Without any, the unrestricted model. A cap under
+ * which nothing keeps up is left out: the setting itself is then refused by the simulation as
+ * unstable, naming the rate it clears, which says more than a capacity error on the cap would.
+ */
+export function configuredParams(p: ModelParams, file: ConfigRestrictions | undefined): { params: ModelParams; notes: string[] } {
+  const base = unrestrictedParams(p);
+  const own = p.restriction;
+  const notes: string[] = [];
+  const fileAllowed = file?.allowedBatchSizes;
+  const allowed = fileAllowed ?? own?.allowedBatchSizes ?? [];
+  const batchSizeRule = fileAllowed ? 'PAD_TO_ALLOWED' : (own?.batchSizeRule ?? 'PAD_TO_ALLOWED');
+  let cap = file?.maxOngoingRequests ?? own?.maxOngoingRequests ?? 0;
+  if (fileAllowed && own && own.allowedBatchSizes.length > 0 && (own.allowedBatchSizes.join() !== fileAllowed.join() || own.batchSizeRule !== 'PAD_TO_ALLOWED')) {
+    notes.push(`the file's allowed_batch_sizes (padded) replace the scenario's restrictions.allowedBatchSizes`);
+  }
+  if (file?.maxOngoingRequests !== undefined && own && own.maxOngoingRequests > 0 && own.maxOngoingRequests !== file.maxOngoingRequests) {
+    notes.push(`the file's max_ongoing_requests ${file.maxOngoingRequests} replaces the scenario's restrictions.maxOngoingRequests ${own.maxOngoingRequests}`);
+  }
+  if (cap > 0 && !(base.arrivalRate * base.meanService[Math.min(cap, base.maxBatchSize)] < Math.min(cap, base.maxBatchSize))) cap = 0;
+  if (allowed.length === 0 && cap === 0) return { params: base, notes };
+  return { params: applyRestriction(base, { allowedBatchSizes: allowed, batchSizeRule, maxOngoingRequests: cap }), notes };
 }
