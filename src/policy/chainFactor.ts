@@ -1,5 +1,5 @@
 import type { BandChain } from './band.js';
-import { scanEnvelopes, sweep, type ChainFactor, type Work } from './chainSweep.js';
+import { FactorMemory, scanEnvelopes, sweep, type ChainFactor, type Work } from './chainSweep.js';
 
 export { UnreachableReference, type ChainFactor } from './chainSweep.js';
 
@@ -41,17 +41,22 @@ export function factorize(ch: BandChain, ref: number, reuse?: Reuse, signal?: Ab
   const span = Math.max(lo, hi);
   const above = reusableFrom(ch, ref, reuse);
   const from = above < n ? reuse?.from : undefined;
-  const envelopes = { left: new Int32Array(n), right: new Int32Array(n) };
   let w: Work;
   if (from) {
     // Rows above `above` keep their reduced form; the rest restart from this chain's values.
-    w = { ...from, ref, W, copied: 0, ...envelopes };
+    const { left, right } = from.memory;
+    left.fill(0);
+    right.fill(0);
+    w = { ...from, ref, W, copied: 0, left, right };
     from.consumed = true;
     w.reduced.set(ch.a.subarray(0, above * W));
     w.f.fill(0, 0, above * span);
   } else {
-    const fresh = { reduced: ch.a.slice(), pivots: new Float64Array(n), f: new Float64Array(n * span) };
-    w = { n, lo, hi, ref, W, span, copied: 0, consumed: false, ...fresh, colFrom: new Int32Array(n), colTo: new Int32Array(n), ...envelopes };
+    // A fresh memory is zero: the arrays start as new ones would.
+    const memory = new FactorMemory(n, W, span);
+    memory.reduced.set(ch.a);
+    const { reduced, pivots, f, colFrom, colTo, left, right } = memory;
+    w = { n, lo, hi, ref, W, span, copied: 0, consumed: false, memory, reduced, pivots, f, colFrom, colTo, left, right };
   }
   scanEnvelopes(w, 0, above);
   sweep(w, ch, 0, ref, 1, false, signal);

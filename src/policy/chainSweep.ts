@@ -1,4 +1,5 @@
 import { throwIfAborted } from '../model/errors.js';
+import { fixedMemory, kernelsOn, type Kernels } from '../wasm/kernels.js';
 import type { BandChain } from './band.js';
 
 /**
@@ -37,6 +38,8 @@ export interface ChainFactor {
   /** Columns [colFrom[k], colTo[k]) that pivot k's row was added over. */
   readonly colFrom: Int32Array;
   readonly colTo: Int32Array;
+  /** The wasm memory the arrays above are views into, with the kernels on it. */
+  readonly memory: FactorMemory;
   /** Pivots copied from the level before (level-homogeneous stretches) rather than eliminated. */
   copied: number;
   /** Set when a later factorisation took over the arrays. */
@@ -60,18 +63,59 @@ export class UnreachableReference extends Error {
 /** Two pivots a level apart agree when every datum differs by at most this, relative to the largest. */
 const SAME = 8 * Number.EPSILON;
 
-/** a[dst + e] += m·a[src + e] for e < len, unrolled by four (the same operations in the same order). */
-function axpy(a: Float64Array, dst: number, src: number, m: number, len: number): void {
-  let e = 0;
-  for (const end = len - 3; e < end; e += 4) {
-    const p = src + e;
-    const q = dst + e;
-    a[q] += m * a[p];
-    a[q + 1] += m * a[p + 1];
-    a[q + 2] += m * a[p + 2];
-    a[q + 3] += m * a[p + 3];
+/**
+ * The arrays of one factorisation, as views into a wasm memory of their own, with the
+ * elimination kernels (wasm/kernels.ts) instantiated on it. The memory never grows, so the
+ * views stay valid for the factor's life; a factorisation that takes over a factor takes over
+ * its memory. Byte addresses of the arrays are kept for the kernels.
+ */
+export class FactorMemory {
+  readonly reduced: Float64Array;
+  readonly f: Float64Array;
+  readonly pivots: Float64Array;
+  readonly colFrom: Int32Array;
+  readonly colTo: Int32Array;
+  /** The rows' envelopes during a factorisation (Work.left, Work.right). */
+  readonly left: Int32Array;
+  readonly right: Int32Array;
+  readonly kernels: Kernels;
+  readonly at: { readonly reduced: number; readonly f: number; readonly pivots: number; readonly colFrom: number; readonly colTo: number; readonly left: number; readonly right: number };
+
+  constructor(n: number, W: number, span: number) {
+    const f64 = [n * W, n * span, n];
+    const bytes = 8 * (f64[0] + f64[1] + f64[2]) + 4 * 4 * n;
+    const memory = fixedMemory(bytes);
+    const buf = memory.buffer;
+    let next = 0;
+    const take = (len: number, size: number): number => {
+      const at = next;
+      next += len * size;
+      return at;
+    };
+    const at = {
+      reduced: take(f64[0], 8),
+      f: take(f64[1], 8),
+      pivots: take(f64[2], 8),
+      colFrom: take(n, 4),
+      colTo: take(n, 4),
+      left: take(n, 4),
+      right: take(n, 4),
+    };
+    this.at = at;
+    this.reduced = new Float64Array(buf, at.reduced, f64[0]);
+    this.f = new Float64Array(buf, at.f, f64[1]);
+    this.pivots = new Float64Array(buf, at.pivots, f64[2]);
+    this.colFrom = new Int32Array(buf, at.colFrom, n);
+    this.colTo = new Int32Array(buf, at.colTo, n);
+    this.left = new Int32Array(buf, at.left, n);
+    this.right = new Int32Array(buf, at.right, n);
+    this.kernels = kernelsOn(memory);
   }
-  for (; e < len; e++) a[dst + e] += m * a[src + e];
+}
+
+/** reduced[dst + e] += m·reduced[src + e] for e < len (wasm/kernels.ts axpy). */
+function axpy(w: Work, dst: number, src: number, m: number, len: number): void {
+  w.memory.kernels.axpy(w.memory.at.reduced, dst, src, m, len);
 }
 
 /** The envelopes of rows [from, to) as they are in the band now. */
@@ -88,32 +132,19 @@ export function scanEnvelopes(w: Work, from: number, to: number): void {
   }
 }
 
+/**
+ * Eliminates pivot k (wasm/kernels.ts eliminate): its pivot d(k) is the sum of its row over
+ * the columns still to be eliminated on the reference's side (within its envelope), and each
+ * row i it reaches gets f(i, k) = a(i, k)/d(k) times its row over those columns, its envelope
+ * widened to them.
+ */
 function eliminate(w: Work, k: number, dir: 1 | -1): void {
-  const { reduced: a, W, lo, hi, n, ref, f, span } = w;
-  const rk = k * W - k + lo;
-  const c0 = dir > 0 ? k + 1 : Math.max(ref, k - lo, w.left[k]);
-  const c1 = dir > 0 ? Math.min(n - 1, k + hi, w.right[k]) + 1 : k;
-  let dk = 0;
-  for (let j = c0; j < c1; j++) dk += a[rk + j];
+  const { memory: mem, n, lo, hi, ref, W, span } = w;
+  const at = mem.at;
+  const ok = mem.kernels.eliminate(at.reduced, at.f, at.pivots, at.colFrom, at.colTo, at.left, at.right, n, lo, hi, ref, W, span, k, dir);
   // Nothing on the side of the reference is reachable from k: the chain stays on the other
   // side from there on, so k is recurrent and the reference transient; k is the one to use.
-  if (!(Math.abs(dk) > 0)) throw new UnreachableReference(k);
-  w.pivots[k] = dk;
-  w.colFrom[k] = c0;
-  w.colTo[k] = c1;
-  const r0 = dir > 0 ? k + 1 : Math.max(ref, k - hi);
-  const r1 = dir > 0 ? Math.min(n - 1, k + lo) + 1 : k;
-  const fk = k * span - 1 - dir * k; // f[fk + dir·i] = f(i, k)
-  for (let i = r0; i < r1; i++) {
-    const ri = i * W - i + lo;
-    const aik = a[ri + k];
-    if (aik === 0) continue;
-    const m = aik / dk;
-    f[fk + dir * i] = m;
-    axpy(a, ri + c0, rk + c0, m, c1 - c0);
-    if (dir > 0) w.right[i] = Math.max(w.right[i], c1 - 1);
-    else w.left[i] = Math.min(w.left[i], c0);
-  }
+  if (!ok) throw new UnreachableReference(k);
 }
 
 /**
@@ -122,14 +153,14 @@ function eliminate(w: Work, k: number, dir: 1 | -1): void {
  * eliminated (the others were read off already). The row must hold its original entries.
  */
 function rebuildRow(w: Work, i: number, first: number, stop: number, dir: 1 | -1, c0: number, c1: number): void {
-  const { reduced: a, W, lo, f, span } = w;
+  const { W, lo, f, span } = w;
   const ri = i * W - i + lo;
   for (let k = first; dir > 0 ? k < stop : k > stop; k += dir) {
     const m = f[k * span - 1 + dir * (i - k)];
     if (m === 0) continue;
     const from = Math.max(c0, w.colFrom[k]);
     const to = Math.min(c1, w.colTo[k]);
-    if (to > from) axpy(a, ri + from, k * W - k + lo + from, m, to - from);
+    if (to > from) axpy(w, ri + from, k * W - k + lo + from, m, to - from);
     if (dir > 0) w.right[i] = Math.max(w.right[i], w.colTo[k] - 1);
     else w.left[i] = Math.min(w.left[i], w.colFrom[k]);
   }
