@@ -1,6 +1,9 @@
+import { ChainMemory } from './chainMemory.js';
+
 /**
  * A Markov (or, with the tail extrapolation, pseudo-Markov) chain with a banded transition
  * matrix, plus one reward and one sojourn per state: what `solveChain` (chain.ts) reduces.
+ * Its arrays are views into a wasm memory that also holds its reduction (chainMemory.ts).
  */
 export class BandChain {
   /** Entry (i, j) lives at a[i·width + (j − i + lo)]. */
@@ -8,6 +11,8 @@ export class BandChain {
   readonly reward: Float64Array;
   readonly time: Float64Array;
   readonly width: number;
+  /** Where the arrays live, with room for the reduction and the kernels on it. */
+  readonly memory: ChainMemory;
 
   constructor(
     readonly n: number,
@@ -22,9 +27,10 @@ export class BandChain {
     readonly period = 1,
   ) {
     this.width = lo + hi + 1;
-    this.a = new Float64Array(n * this.width);
-    this.reward = new Float64Array(n);
-    this.time = new Float64Array(n);
+    this.memory = new ChainMemory(n, this.width, Math.max(lo, hi));
+    this.a = this.memory.a;
+    this.reward = this.memory.reward;
+    this.time = this.memory.time;
   }
 
   index(i: number, j: number): number {

@@ -1,5 +1,5 @@
 import type { BandChain } from './band.js';
-import { FactorMemory, scanEnvelopes, sweep, type ChainFactor, type Work } from './chainSweep.js';
+import { startFactor, sweep, type ChainFactor } from './chainSweep.js';
 
 export { UnreachableReference, type ChainFactor } from './chainSweep.js';
 
@@ -41,26 +41,38 @@ export function factorize(ch: BandChain, ref: number, reuse?: Reuse, signal?: Ab
   const span = Math.max(lo, hi);
   const above = reusableFrom(ch, ref, reuse);
   const from = above < n ? reuse?.from : undefined;
-  let w: Work;
+  const memory = ch.memory;
+  // The factor living in this memory is overwritten now (unless it is the one taken over).
+  if (memory.tenant && memory.tenant !== from) memory.tenant.consumed = true;
+  const { reduced, pivots, f, colFrom, colTo, left, right } = memory;
+  // The envelopes start empty, as new arrays would.
+  left.fill(0);
+  right.fill(0);
   if (from) {
     // Rows above `above` keep their reduced form; the rest restart from this chain's values.
-    const { left, right } = from.memory;
-    left.fill(0);
-    right.fill(0);
-    w = { ...from, ref, W, copied: 0, left, right };
+    if (from.memory !== memory) {
+      // Another chain's factor (of the same shape): its arrays are copied over.
+      reduced.set(from.reduced);
+      pivots.set(from.pivots);
+      f.set(from.f);
+      colFrom.set(from.colFrom);
+      colTo.set(from.colTo);
+    }
     from.consumed = true;
-    w.reduced.set(ch.a.subarray(0, above * W));
-    w.f.fill(0, 0, above * span);
+    reduced.set(ch.a.subarray(0, above * W));
+    f.fill(0, 0, above * span);
   } else {
-    // A fresh memory is zero: the arrays start as new ones would.
-    const memory = new FactorMemory(n, W, span);
-    memory.reduced.set(ch.a);
-    const { reduced, pivots, f, colFrom, colTo, left, right } = memory;
-    w = { n, lo, hi, ref, W, span, copied: 0, consumed: false, memory, reduced, pivots, f, colFrom, colTo, left, right };
+    // Everything as a fresh factor's: the band, and zeros.
+    reduced.set(ch.a);
+    pivots.fill(0);
+    f.fill(0);
+    colFrom.fill(0);
+    colTo.fill(0);
   }
-  scanEnvelopes(w, 0, above);
-  sweep(w, ch, 0, ref, 1, false, signal);
-  sweep(w, ch, above - 1, ref, -1, above < n, signal);
-  const { left: _l, right: _r, W: _w, ...factor } = w;
+  startFactor(ch, ref, above);
+  sweep(ch, 0, ref, 1, false, signal);
+  sweep(ch, above - 1, ref, -1, above < n, signal);
+  const factor: ChainFactor = { n, lo, hi, ref, span, memory, reduced, pivots, f, colFrom, colTo, copied: memory.kernels.copiedPivots(), consumed: false };
+  memory.tenant = factor;
   return factor;
 }

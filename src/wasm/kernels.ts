@@ -9,10 +9,9 @@ import { KERNELS_WASM } from './kernels.wasm.js';
  * arrays as views into that memory.
  */
 export interface Kernels {
-  axpy(a: number, dst: number, src: number, m: number, len: number): void;
-  /** Returns 0 when pivot k reaches nothing on the reference's side. */
-  eliminate(
+  factorSetup(
     a: number,
+    reduced: number,
     f: number,
     pivots: number,
     colFrom: number,
@@ -25,9 +24,48 @@ export interface Kernels {
     ref: number,
     W: number,
     span: number,
-    k: number,
-    dir: number,
-  ): number;
+    period: number,
+  ): void;
+  scanEnvelopes(from: number, to: number): void;
+  sweepBegin(start: number, stop: number, dir: number, resumed: number): void;
+  /** 0: done, 1: more to do, 2: failedPivot() reaches nothing on the reference's side. */
+  sweepRun(steps: number): number;
+  copiedPivots(): number;
+  failedPivot(): number;
+  bellmanModel(
+    S: number,
+    B: number,
+    M: number,
+    tau: number,
+    costSlope: number,
+    kappa: number,
+    sojourn: number,
+    tailFirstState: number,
+    tailStart: number,
+    tailCoef: number,
+    h: number,
+    keep: number,
+    scratch: number,
+  ): void;
+  bellmanLevels(
+    waitRate: number,
+    phaseRate: number,
+    pmfOffset: number,
+    pmfStart: number,
+    pmfLength: number,
+    pmf: number,
+    gap: number,
+    policy: number,
+    waits: number,
+    s0: number,
+    s1: number,
+  ): void;
+  /** Returns the argmax of ν. */
+  stationary(f: number, nu: number, n: number, lo: number, hi: number, ref: number, span: number): number;
+  forwardSubstitute(f: number, v: number, n: number, lo: number, hi: number, ref: number, span: number): void;
+  backSubstitute(a: number, d: number, reward: number, time: number, values: number, n: number, lo: number, hi: number, ref: number, W: number, gain: number): void;
+  residual(a: number, reward: number, time: number, h: number, r: number, n: number, lo: number, hi: number, W: number, g: number): void;
+  addInto(h: number, dh: number, n: number): void;
 }
 
 /** A wasm memory, as far as the callers use one. */
@@ -61,4 +99,49 @@ const PAGE = 65536;
 export function fixedMemory(bytes: number): WasmMemory {
   const pages = Math.max(1, Math.ceil(bytes / PAGE));
   return new wasm.Memory({ initial: pages, maximum: pages });
+}
+
+/** Byte offsets for arrays laid out one after another in a memory, 8-aligned, from 8 on (0 means "none" to a kernel). */
+export class Layout {
+  bytes = 8;
+  f64(len: number): number {
+    const at = this.bytes;
+    this.bytes += 8 * len;
+    return at;
+  }
+  i32(len: number): number {
+    const at = this.bytes;
+    this.bytes += 4 * len + ((4 * len) & 4);
+    return at;
+  }
+}
+
+/** Scratch memories past this size are dropped after use: a thread keeps no large one. */
+const KEEP_SCRATCH_BYTES = 32 << 20;
+
+/**
+ * A thread's scratch memory for kernels whose inputs are copied in and outputs copied out per
+ * call (the copies cost far less than the kernel). `owner` marks what it holds, so that a
+ * caller can leave inputs in place between calls.
+ */
+export interface Scratch {
+  readonly kernels: Kernels;
+  readonly buffer: ArrayBuffer;
+  owner: unknown;
+}
+
+let scratch: Scratch | undefined;
+
+/** The thread's scratch memory, at least `bytes` (a new, empty one when the last was smaller). */
+export function scratchOf(bytes: number): Scratch {
+  if (!scratch || scratch.buffer.byteLength < bytes) {
+    const memory = fixedMemory(Math.max(bytes, 1 << 20));
+    scratch = { kernels: kernelsOn(memory), buffer: memory.buffer, owner: undefined };
+  }
+  return scratch;
+}
+
+/** Ends a use of the scratch memory: a large one is let go. */
+export function releaseScratch(s: Scratch): void {
+  if (s === scratch && s.buffer.byteLength > KEEP_SCRATCH_BYTES) scratch = undefined;
 }
