@@ -640,3 +640,26 @@ export function residual(a: usize, reward: usize, time: usize, h: usize, r: usiz
 export function addInto(h: usize, dh: usize, n: i32): void {
   for (let s = 0; s < n; s++) st(h, s, ld(h, s) + ld(dh, s));
 }
+
+// ---------------------------------------------------------------------------------------------
+// Building chains (src/policy/stateChain.ts buildStateChain, src/policy/modelChain.ts writeRow).
+
+/**
+ * Adds prob × the arrival-count law at probs[base…] (L counts × M end phases, count-major) to
+ * the band from element `row`: count k lands on level min(first + k, top), end phase jj at
+ * element row + ((level·M + jj)·modes + mode), in the order of k.
+ */
+export function addServeLaw(band: usize, row: i32, probs: usize, base: i32, L: i32, M: i32, first: i32, top: i32, modes: i32, mode: i32, prob: f64): void {
+  for (let k = 0; k < L; k++) {
+    const to = imin(first + k, top) * M;
+    for (let jj = 0; jj < M; jj++) {
+      const x = row + (to + jj) * modes + mode;
+      st(band, x, ld(band, x) + prob * ld(probs, base + k * M + jj));
+    }
+  }
+}
+
+/** x[dst + e] += y[src + e] for e < len. */
+export function addRun(x: usize, dst: i32, y: usize, src: i32, len: i32): void {
+  for (let e = 0; e < len; e++) st(x, dst + e, ld(x, dst + e) + ld(y, src + e));
+}

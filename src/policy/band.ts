@@ -25,9 +25,11 @@ export class BandChain {
      * reduction looks for the level-to-level fixed point it then reaches (chainSweep.ts).
      */
     readonly period = 1,
+    /** Doubles of room in the chain's memory for what it is built from (ChainMemory.extra). */
+    extra = 0,
   ) {
     this.width = lo + hi + 1;
-    this.memory = new ChainMemory(n, this.width, Math.max(lo, hi));
+    this.memory = new ChainMemory(n, this.width, Math.max(lo, hi), extra);
     this.a = this.memory.a;
     this.reward = this.memory.reward;
     this.time = this.memory.time;

@@ -27,6 +27,8 @@ export class ChainMemory {
   readonly colTo: Int32Array;
   readonly left: Int32Array;
   readonly right: Int32Array;
+  /** Room for what the chain is built from (an arrival table's laws: stateChain.ts, modelChain.ts), empty if none was asked for. */
+  readonly extra: Float64Array;
   /** Five vectors of n for the solves (reduced reward and time, values, residual, correction; or ν). */
   readonly vectors: readonly Float64Array[];
   /** Byte addresses of the arrays above, for the kernels. */
@@ -42,6 +44,7 @@ export class ChainMemory {
     readonly left: number;
     readonly right: number;
     readonly vectors: readonly number[];
+    readonly extra: number;
   };
   /** The factor whose arrays these are now. */
   tenant: Tenant | undefined;
@@ -50,6 +53,7 @@ export class ChainMemory {
     readonly n: number,
     readonly W: number,
     readonly span: number,
+    extra = 0,
   ) {
     const lay = new Layout();
     const at = {
@@ -60,6 +64,7 @@ export class ChainMemory {
       f: lay.f64(n * span),
       pivots: lay.f64(n),
       vectors: [lay.f64(n), lay.f64(n), lay.f64(n), lay.f64(n), lay.f64(n)],
+      extra: lay.f64(extra),
       colFrom: lay.i32(n),
       colTo: lay.i32(n),
       left: lay.i32(n),
@@ -77,6 +82,7 @@ export class ChainMemory {
     this.f = f64(at.f, n * span);
     this.pivots = f64(at.pivots, n);
     this.vectors = at.vectors.map((v) => f64(v, n));
+    this.extra = f64(at.extra, extra);
     this.colFrom = i32(at.colFrom, n);
     this.colTo = i32(at.colTo, n);
     this.left = i32(at.left, n);

@@ -66,6 +66,8 @@ export interface Kernels {
   backSubstitute(a: number, d: number, reward: number, time: number, values: number, n: number, lo: number, hi: number, ref: number, W: number, gain: number): void;
   residual(a: number, reward: number, time: number, h: number, r: number, n: number, lo: number, hi: number, W: number, g: number): void;
   addInto(h: number, dh: number, n: number): void;
+  addServeLaw(band: number, row: number, probs: number, base: number, L: number, M: number, first: number, top: number, modes: number, mode: number, prob: number): void;
+  addRun(x: number, dst: number, y: number, src: number, len: number): void;
 }
 
 /** A wasm memory, as far as the callers use one. */
