@@ -45,9 +45,13 @@ export function factorize(ch: BandChain, ref: number, reuse?: Reuse, signal?: Ab
   // The factor living in this memory is overwritten now (unless it is the one taken over).
   if (memory.tenant && memory.tenant !== from) memory.tenant.consumed = true;
   const { reduced, pivots, f, colFrom, colTo, left, right } = memory;
-  // The envelopes start empty, as new arrays would.
-  left.fill(0);
-  right.fill(0);
+  // Until a first factorisation the memory is as new (zero); after one, its arrays start as new ones would.
+  const used = memory.dirty;
+  memory.dirty = true;
+  if (used) {
+    left.fill(0);
+    right.fill(0);
+  }
   if (from) {
     // Rows above `above` keep their reduced form; the rest restart from this chain's values.
     if (from.memory !== memory) {
@@ -64,10 +68,12 @@ export function factorize(ch: BandChain, ref: number, reuse?: Reuse, signal?: Ab
   } else {
     // Everything as a fresh factor's: the band, and zeros.
     reduced.set(ch.a);
-    pivots.fill(0);
-    f.fill(0);
-    colFrom.fill(0);
-    colTo.fill(0);
+    if (used) {
+      pivots.fill(0);
+      f.fill(0);
+      colFrom.fill(0);
+      colTo.fill(0);
+    }
   }
   startFactor(ch, ref, above);
   sweep(ch, 0, ref, 1, false, signal);

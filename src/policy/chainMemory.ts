@@ -48,6 +48,8 @@ export class ChainMemory {
   };
   /** The factor whose arrays these are now. */
   tenant: Tenant | undefined;
+  /** Whether a factorisation has written the factor's arrays (until then they are zero, as new). */
+  dirty = false;
 
   constructor(
     readonly n: number,
