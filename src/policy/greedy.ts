@@ -1,6 +1,6 @@
 import type { CompiledModel } from '../model/compile.js';
 import { throwIfAborted } from '../model/errors.js';
-import { Layout, releaseScratch, scratchOf } from '../wasm/kernels.js';
+import { Layout, releaseScratch, scratchFor } from '../wasm/kernels.js';
 
 /** Relative difference under which two action values count as tied. */
 const TIE = 1e-12;
@@ -53,9 +53,9 @@ export function bellmanStep(
     tailStart: lay.i32(B + 1),
   };
   const at = { h: lay.f64(n), gap: lay.f64(n), waits: waits ? lay.f64(n) : 0, scratch: lay.f64(4 * M), policy: lay.i32(n), keep: keep ? lay.i32(n) : 0 };
-  const mem = scratchOf(lay.bytes);
+  const { scratch: mem, kept } = scratchFor(lay.bytes, model);
   const buf = mem.buffer;
-  if (mem.owner !== model) {
+  if (!kept) {
     new Float64Array(buf, m.waitRate, M).set(waitRate);
     new Float64Array(buf, m.phaseRate, M * M).set(phaseRate);
     new Float64Array(buf, m.kappa, kappa.length).set(kappa);
@@ -67,7 +67,6 @@ export function bellmanStep(
     new Int32Array(buf, m.pmfLength, B + 1).set(pmfLength);
     new Int32Array(buf, m.tailFirstState, B + 1).set(tailFirstState);
     new Int32Array(buf, m.tailStart, B + 1).set(tailStart);
-    mem.owner = model;
   }
   new Float64Array(buf, at.h, n).set(h.subarray(0, n));
   if (keep) new Int32Array(buf, at.keep, n).set(keep.subarray(0, n));

@@ -68,6 +68,20 @@ export interface Kernels {
   addInto(h: number, dh: number, n: number): void;
   addServeLaw(band: number, row: number, probs: number, base: number, L: number, M: number, first: number, top: number, modes: number, mode: number, prob: number): void;
   addRun(x: number, dst: number, y: number, src: number, len: number): void;
+  tailCoefficients(
+    offset: number,
+    start: number,
+    length: number,
+    m0: number,
+    m1: number,
+    m2: number,
+    tailFirstState: number,
+    tailStart: number,
+    tailCoef: number,
+    B: number,
+    M: number,
+    S: number,
+  ): void;
 }
 
 /** A wasm memory, as far as the callers use one. */
@@ -123,24 +137,29 @@ const KEEP_SCRATCH_BYTES = 32 << 20;
 
 /**
  * A thread's scratch memory for kernels whose inputs are copied in and outputs copied out per
- * call (the copies cost far less than the kernel). `owner` marks what it holds, so that a
- * caller can leave inputs in place between calls.
+ * call (the copies cost far less than the kernel).
  */
 export interface Scratch {
   readonly kernels: Kernels;
   readonly buffer: ArrayBuffer;
-  owner: unknown;
 }
 
-let scratch: Scratch | undefined;
+let scratch: (Scratch & { owner: object | undefined }) | undefined;
 
-/** The thread's scratch memory, at least `bytes` (a new, empty one when the last was smaller). */
-export function scratchOf(bytes: number): Scratch {
+/**
+ * The thread's scratch memory, at least `bytes` (a new, empty one when the last was smaller),
+ * now holding the inputs of `owner` (none: a use that keeps nothing there). `kept`: it holds
+ * them already, from a use by the same owner that nothing has overwritten since, so that they
+ * need not be copied again.
+ */
+export function scratchFor(bytes: number, owner?: object): { scratch: Scratch; kept: boolean } {
   if (!scratch || scratch.buffer.byteLength < bytes) {
     const memory = fixedMemory(Math.max(bytes, 1 << 20));
     scratch = { kernels: kernelsOn(memory), buffer: memory.buffer, owner: undefined };
   }
-  return scratch;
+  const kept = owner !== undefined && scratch.owner === owner;
+  scratch.owner = owner;
+  return { scratch, kept };
 }
 
 /** Ends a use of the scratch memory: a large one is let go. */
