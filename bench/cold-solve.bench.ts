@@ -67,7 +67,7 @@ export default async function coldSolveBench(ctx: BenchContext): Promise<BenchSe
     rows,
     notes: [
       `Target: median solver.seconds ≤ ${TARGET_MS} ms. solver.seconds is the solve alone (validation to result), as the result reports it; loading the modules is not in it. The medians move with the load (the machine note).`,
-      'The inner loops (chain reduction, substitutions, Bellman step, chain building) are WebAssembly compiled ahead of time (wasm/kernels.ts), so a fresh process runs them at full speed from the first call; what is left is compiling and interpreting the JavaScript around them.',
+      'The inner loops (chain reduction, substitutions, Bellman step, chain building) are WebAssembly compiled ahead of time (wasm/*.ts), so a fresh process runs them at full speed from the first call; what is left is compiling and interpreting the JavaScript around them.',
     ],
   };
 }

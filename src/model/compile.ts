@@ -155,7 +155,7 @@ function tailCoefficients(table: ArrivalTable, B: number, M: number, S: number) 
     rows += Math.max(0, S - first + 1);
   }
   const tailCoef = new Float64Array(rows * M * M * 3);
-  // The loop is wasm/kernels.ts tailCoefficients, on copies in the thread's scratch memory.
+  // The loop is wasm/build.ts tailCoefficients, on copies in the thread's scratch memory.
   const P = table.m0.length;
   const lay = new Layout();
   const at = {

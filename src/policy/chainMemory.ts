@@ -6,7 +6,7 @@ interface Tenant {
 }
 
 /**
- * The wasm memory a banded chain and its reduction live in, with the kernels (wasm/kernels.ts)
+ * The wasm memory a banded chain and its reduction live in, with the kernels (wasm/)
  * instantiated on it: the chain's band, rewards and sojourns, and the arrays of one factor and
  * of the solves from it, as views. It is sized once and never grows, so that the views stay
  * valid; untouched parts of it cost no physical memory. One factor lives in it at a time: the

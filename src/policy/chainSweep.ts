@@ -4,7 +4,7 @@ import type { ChainMemory } from './chainMemory.js';
 
 /**
  * The elimination sweeps of a banded chain's reduction (chainFactor.ts puts them together); the
- * loops are wasm/kernels.ts's, on the chain's memory (chainMemory.ts).
+ * loops are wasm/sweep.ts's, on the chain's memory (chainMemory.ts).
  *
  * Pivot k is eliminated towards the reference: dir = +1 below it (the rest lies above k),
  * −1 above it. Its row is added into the others only over its envelope (first to last nonzero
@@ -59,7 +59,7 @@ const STEPS_PER_CHECK = 256;
 
 /**
  * Names the arrays of the chain memory and the shape for the sweeps that follow (the kernels
- * of wasm/kernels.ts: envelopes, eliminations, copies, rebuilt rows), and scans the envelopes of
+ * of wasm/sweep.ts: envelopes, eliminations, copies, rebuilt rows), and scans the envelopes of
  * rows [0, upTo).
  */
 export function startFactor(ch: BandChain, ref: number, upTo: number): void {
@@ -69,7 +69,7 @@ export function startFactor(ch: BandChain, ref: number, upTo: number): void {
 }
 
 /**
- * Eliminates the pivots start, start + dir, … before stop (wasm/kernels.ts sweepBegin,
+ * Eliminates the pivots start, start + dir, … before stop (wasm/sweep.ts sweepBegin,
  * sweepRun). Copies start once `settle` pivots in a row repeated the level before, and last
  * while the original rows keep repeating and the pivots' reach stays clear of the reference and
  * of the chain's ends. With `resumed`, the pivots before start were taken over from another

@@ -19,7 +19,7 @@ const TOP_GUARD = 4;
  * one phase unrolled by four; with several, the phases of a level read the same window of h
  * and are summed four at a time in one pass over it (a phase past M repeats the last one),
  * each in its own accumulator, so that the passes are not held up by one chain of additions.
- * The loop is wasm/kernels.ts bellmanLevels (compiled ahead of time: a fresh process does not
+ * The loop is wasm/bellman.ts bellmanLevels (compiled ahead of time: a fresh process does not
  * interpret it); the model's arrays and h are copied into the thread's scratch memory, at a
  * small fraction of the step's cost, and the model's stay there for the next step on it.
  */

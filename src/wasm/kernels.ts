@@ -1,7 +1,7 @@
 import { KERNELS_WASM } from './kernels.wasm.js';
 
 /**
- * The inner loops compiled ahead of time to WebAssembly (source: wasm/kernels.ts, built by
+ * The inner loops compiled ahead of time to WebAssembly (source: wasm/*.ts, built by
  * `npm run build:wasm`). A fresh process or worker runs JavaScript loops in the interpreter
  * until the JIT catches up, tens of milliseconds on a small solve; wasm is compiled at load
  * (Liftoff, well under a millisecond) and runs at near-native speed from the first call.
