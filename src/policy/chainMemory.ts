@@ -12,6 +12,11 @@ interface Tenant {
  * valid; untouched parts of it cost no physical memory. One factor lives in it at a time: the
  * next factorisation of the chain marks the previous one consumed (as one that took it over
  * would), so a stale factor is never taken for reuse.
+ *
+ * V8 reserves address space for each wasm memory (about 10 GiB, so that guard pages replace
+ * bounds checks): some ten thousand chains can be alive at once (tests: 12,890 tiny ones), far
+ * more than a solve holds (a few), but a caller keeping every solution of a long loop (each
+ * holds its factor, hence its chain's memory) should keep the numbers it needs instead.
  */
 export class ChainMemory {
   readonly kernels: Kernels;
