@@ -1,3 +1,4 @@
+import { Layout, releaseScratch, scratchFor } from '../wasm/kernels.js';
 import { arrivalsOf, buildArrivalTable, type ArrivalTable } from './arrivalTable.js';
 import { LimitError } from './errors.js';
 import { LIMITS } from './limits.js';
@@ -181,30 +182,32 @@ function tailCoefficients(table: ArrivalTable, B: number, M: number, S: number) 
     rows += Math.max(0, S - first + 1);
   }
   const tailCoef = new Float64Array(rows * M * M * 3);
-  for (let b = 1; b <= B; b++) {
-    const L = table.length[b];
-    for (let s = tailFirstState[b]; s <= S; s++) {
-      // Overflow starts at k0 = S − (s − b) + 1; m = k − k0 + 1 = s − b + k − S.
-      let i = S - (s - b) + 1 - table.offset[b];
-      let shift = 0;
-      if (i < 0) {
-        shift = -i;
-        i = 0;
-      }
-      for (let j = 0; j < M; j++) {
-        for (let jj = 0; jj < M; jj++) {
-          const at = table.start[b] + (j * L + i) * M + jj;
-          const a0 = table.m0[at];
-          const a1 = table.m1[at] + shift * a0;
-          const a2 = table.m2[at] + 2 * shift * table.m1[at] + shift * shift * a0;
-          const q = (a2 + a1) / 2;
-          const r = (((tailStart[b] + s - tailFirstState[b]) * M + j) * M + jj) * 3;
-          tailCoef[r] = a0 + a1 + q;
-          tailCoef[r + 1] = -a1 - 2 * q;
-          tailCoef[r + 2] = q;
-        }
-      }
-    }
-  }
+  // The loop is wasm/build.ts tailCoefficients, on copies in the thread's scratch memory.
+  const P = table.m0.length;
+  const lay = new Layout();
+  const at = {
+    m0: lay.f64(P),
+    m1: lay.f64(P),
+    m2: lay.f64(P),
+    tailCoef: lay.f64(tailCoef.length),
+    offset: lay.i32(B + 1),
+    start: lay.i32(B + 1),
+    length: lay.i32(B + 1),
+    tailFirstState: lay.i32(B + 1),
+    tailStart: lay.i32(B + 1),
+  };
+  const mem = scratchFor(lay.bytes).scratch;
+  const buf = mem.buffer;
+  new Float64Array(buf, at.m0, P).set(table.m0);
+  new Float64Array(buf, at.m1, P).set(table.m1);
+  new Float64Array(buf, at.m2, P).set(table.m2);
+  new Int32Array(buf, at.offset, B + 1).set(table.offset.subarray(0, B + 1));
+  new Int32Array(buf, at.start, B + 1).set(table.start.subarray(0, B + 1));
+  new Int32Array(buf, at.length, B + 1).set(table.length.subarray(0, B + 1));
+  new Int32Array(buf, at.tailFirstState, B + 1).set(tailFirstState);
+  new Int32Array(buf, at.tailStart, B + 1).set(tailStart);
+  mem.kernels.tailCoefficients(at.offset, at.start, at.length, at.m0, at.m1, at.m2, at.tailFirstState, at.tailStart, at.tailCoef, B, M, S);
+  tailCoef.set(new Float64Array(buf, at.tailCoef, tailCoef.length));
+  releaseScratch(mem);
   return { tailFirstState, tailStart, tailCoef };
 }

@@ -1,6 +1,9 @@
+import { ChainMemory } from './chainMemory.js';
+
 /**
  * A Markov (or, with the tail extrapolation, pseudo-Markov) chain with a banded transition
  * matrix, plus one reward and one sojourn per state: what `solveChain` (chain.ts) reduces.
+ * Its arrays are views into a wasm memory that also holds its reduction (chainMemory.ts).
  */
 export class BandChain {
   /** Entry (i, j) lives at a[i·width + (j − i + lo)]. */
@@ -8,6 +11,8 @@ export class BandChain {
   readonly reward: Float64Array;
   readonly time: Float64Array;
   readonly width: number;
+  /** Where the arrays live, with room for the reduction and the kernels on it. */
+  readonly memory: ChainMemory;
 
   constructor(
     readonly n: number,
@@ -20,11 +25,14 @@ export class BandChain {
      * reduction looks for the level-to-level fixed point it then reaches (chainSweep.ts).
      */
     readonly period = 1,
+    /** Doubles of room in the chain's memory for what it is built from (ChainMemory.extra). */
+    extra = 0,
   ) {
     this.width = lo + hi + 1;
-    this.a = new Float64Array(n * this.width);
-    this.reward = new Float64Array(n);
-    this.time = new Float64Array(n);
+    this.memory = new ChainMemory(n, this.width, Math.max(lo, hi), extra);
+    this.a = this.memory.a;
+    this.reward = this.memory.reward;
+    this.time = this.memory.time;
   }
 
   index(i: number, j: number): number {

@@ -65,9 +65,10 @@ export function solveChain(ch: BandChain, opts: SolveChainOptions = {}): ChainSo
       const factor = factorize(ch, ref, reuse, opts.signal);
       const { stationary, mode } = stationaryOf(factor);
       if (opts.stationaryOnly) return { gain: NaN, values: new Float64Array(0), stationary, ref, mode, factor };
-      const sol = { ...valuesOf(ch, factor), stationary, ref, mode, factor };
+      const sol = { ...valuesOf(ch, factor), factor };
       for (let round = 0; round < (opts.refine ?? 0); round++) refineOnce(ch, sol);
-      return sol;
+      // The values are the memory's until copied (its next solve overwrites them).
+      return { gain: sol.gain, values: sol.values.slice(), stationary, ref, mode, factor };
     } catch (e) {
       // A recurrent state that never reaches ref: ref is transient, use that state instead.
       if (e instanceof UnreachableReference && e.state !== ref) {
@@ -80,117 +81,49 @@ export function solveChain(ch: BandChain, opts: SolveChainOptions = {}): ChainSo
   }
 }
 
-/** g and h from the factor, plus the sojourn vector after the reduction (the same for every right-hand side). */
-function valuesOf(ch: BandChain, factor: ChainFactor): { gain: number; values: Float64Array; reducedTime: Float64Array } {
-  const reward = forwardSubstitute(factor, ch.reward.slice());
-  const reducedTime = forwardSubstitute(factor, ch.time.slice());
-  const gain = reward[factor.ref] / reducedTime[factor.ref];
-  return { gain, values: backSubstitute(factor, reward, reducedTime, gain), reducedTime };
-}
-
-/** Past this, the unnormalised ν is scaled down (a reference far out in a fast-decaying tail). */
-const RESCALE_ABOVE = 1e200;
-
-/** ν(k) = Σ_i ν(i)·a(i, k)/d(k) over the states i left when k went, normalised; and its argmax. */
-function stationaryOf(factor: ChainFactor): { stationary: Float64Array; mode: number } {
-  const { n, lo, hi, ref, f, span } = factor;
-  const nu = new Float64Array(n);
-  nu[ref] = 1;
-  const rescale = (): void => {
-    for (let x = 0; x < n; x++) nu[x] /= RESCALE_ABOVE;
-  };
-  for (let k = ref + 1; k < n; k++) {
-    const fk = k * span + k - 1;
-    let p = 0;
-    for (let i = Math.max(ref, k - hi); i < k; i++) p += nu[i] * f[fk - i];
-    nu[k] = p;
-    if (p > RESCALE_ABOVE) rescale();
-  }
-  for (let k = ref - 1; k >= 0; k--) {
-    const fk = k * span - k - 1;
-    let p = 0;
-    const ihi = Math.min(n - 1, k + lo);
-    for (let i = k + 1; i <= ihi; i++) p += nu[i] * f[fk + i];
-    nu[k] = p;
-    if (p > RESCALE_ABOVE) rescale();
-  }
-  let total = 0;
-  let mode = ref;
-  for (let k = 0; k < n; k++) {
-    total += nu[k];
-    if (nu[k] > nu[mode]) mode = k;
-  }
-  for (let k = 0; k < n; k++) nu[k] /= total;
-  return { stationary: nu, mode };
+/**
+ * g and h from the factor: the reward and sojourn vectors through the elimination's updates
+ * (forward substitution), g their ratio at the reference, h by back substitution. The vectors
+ * are the chain memory's: [0] reduced reward, [1] reduced time (kept for the refinement),
+ * [2] values; the values returned are a copy.
+ */
+function valuesOf(ch: BandChain, factor: ChainFactor): { gain: number; values: Float64Array } {
+  const { kernels: k, at, vectors: v } = factor.memory;
+  const { n, lo, hi, ref, span } = factor;
+  v[0].set(ch.reward);
+  v[1].set(ch.time);
+  k.forwardSubstitute(at.f, at.vectors[0], n, lo, hi, ref, span);
+  k.forwardSubstitute(at.f, at.vectors[1], n, lo, hi, ref, span);
+  const gain = v[0][ref] / v[1][ref];
+  k.backSubstitute(at.reduced, at.pivots, at.vectors[0], at.vectors[1], at.vectors[2], n, lo, hi, ref, ch.width, gain);
+  return { gain, values: v[2] };
 }
 
 /**
- * Applies the elimination's updates to a right-hand side in place: each eliminated state k
- * passes f(i, k) of its entry to the rows i it connected to.
+ * ν(k) = Σ_i ν(i)·a(i, k)/d(k) over the states i left when k went, normalised (scaled down on
+ * the way past 1e200, a reference far out in a fast-decaying tail); and its argmax.
  */
-function forwardSubstitute(factor: ChainFactor, v: Float64Array): Float64Array {
-  const { n, lo, hi, ref, f, span } = factor;
-  for (let k = 0; k < ref; k++) {
-    const vk = v[k];
-    if (vk === 0) continue;
-    const fk = k * span - k - 1;
-    const ihi = Math.min(n - 1, k + lo);
-    for (let i = k + 1; i <= ihi; i++) v[i] += f[fk + i] * vk;
-  }
-  for (let k = n - 1; k > ref; k--) {
-    const vk = v[k];
-    if (vk === 0) continue;
-    const fk = k * span + k - 1;
-    for (let i = Math.max(ref, k - hi); i < k; i++) v[i] += f[fk - i] * vk;
-  }
-  return v;
-}
-
-/** h from the reduced system, in reverse elimination order (h(ref) = 0). */
-function backSubstitute(factor: ChainFactor, reward: Float64Array, time: Float64Array, gain: number): Float64Array {
-  const { n, lo, hi, ref, reduced: a, pivots: d } = factor;
-  const W = lo + hi + 1;
-  const values = new Float64Array(n);
-  for (let k = ref + 1; k < n; k++) {
-    const rk = k * W - k + lo;
-    let acc = reward[k] - gain * time[k];
-    for (let j = Math.max(ref, k - lo); j < k; j++) acc += a[rk + j] * values[j];
-    values[k] = acc / d[k];
-  }
-  for (let k = ref - 1; k >= 0; k--) {
-    const rk = k * W - k + lo;
-    let acc = reward[k] - gain * time[k];
-    const jhi = Math.min(n - 1, k + hi);
-    for (let j = k + 1; j <= jhi; j++) acc += a[rk + j] * values[j];
-    values[k] = acc / d[k];
-  }
-  return values;
+function stationaryOf(factor: ChainFactor): { stationary: Float64Array; mode: number } {
+  const { kernels: k, at, vectors: v } = factor.memory;
+  const mode = k.stationary(at.f, at.vectors[3], factor.n, factor.lo, factor.hi, factor.ref, factor.span);
+  return { stationary: v[3].slice(), mode };
 }
 
 /**
  * One round of iterative refinement: with r(s) = c(s) − g·y(s) + Σ_j p(s,j)·(h(j) − h(s)),
  * the correction (δg, δh) solves the same equations with reward r, so it is replayed through
- * the stored reduction (the multipliers are the reduced matrix's eliminated columns).
+ * the stored reduction (the multipliers are the reduced matrix's eliminated columns). Works on
+ * the chain memory's vectors: h in [2], r in [3], δh in [4].
  */
-function refineOnce(ch: BandChain, sol: { gain: number; readonly values: Float64Array; readonly reducedTime: Float64Array; readonly factor: ChainFactor }): void {
-  const { n, lo, hi, width: W, a } = ch;
-  const { values: h, gain: g, factor, reducedTime } = sol;
-  const r = new Float64Array(n);
-  for (let s = 0; s < n; s++) {
-    const rs = s * W - s + lo;
-    const hs = h[s];
-    let acc = 0;
-    const jlo = Math.max(0, s - lo);
-    const jhi = Math.min(n - 1, s + hi);
-    for (let j = jlo; j <= jhi; j++) {
-      const p = a[rs + j];
-      if (p !== 0) acc += p * (h[j] - hs);
-    }
-    r[s] = ch.reward[s] - g * ch.time[s] + acc;
-  }
-  forwardSubstitute(factor, r);
-  const dg = r[factor.ref] / reducedTime[factor.ref];
-  const dh = backSubstitute(factor, r, reducedTime, dg);
-  for (let s = 0; s < n; s++) h[s] += dh[s];
+function refineOnce(ch: BandChain, sol: { gain: number; readonly factor: ChainFactor }): void {
+  const { kernels: k, at, vectors: v } = sol.factor.memory;
+  const { n, lo, hi, ref, span } = sol.factor;
+  const g = sol.gain;
+  const [, time, h, r, dh] = at.vectors;
+  k.residual(at.a, at.reward, at.time, h, r, n, lo, hi, ch.width, g);
+  k.forwardSubstitute(at.f, r, n, lo, hi, ref, span);
+  const dg = v[3][ref] / v[1][ref];
+  k.backSubstitute(at.reduced, at.pivots, r, time, dh, n, lo, hi, ref, ch.width, dg);
+  k.addInto(h, dh, n);
   sol.gain = g + dg;
 }

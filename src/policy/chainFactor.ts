@@ -1,5 +1,5 @@
 import type { BandChain } from './band.js';
-import { scanEnvelopes, sweep, type ChainFactor, type Work } from './chainSweep.js';
+import { startFactor, sweep, type ChainFactor } from './chainSweep.js';
 
 export { UnreachableReference, type ChainFactor } from './chainSweep.js';
 
@@ -41,21 +41,44 @@ export function factorize(ch: BandChain, ref: number, reuse?: Reuse, signal?: Ab
   const span = Math.max(lo, hi);
   const above = reusableFrom(ch, ref, reuse);
   const from = above < n ? reuse?.from : undefined;
-  const envelopes = { left: new Int32Array(n), right: new Int32Array(n) };
-  let w: Work;
+  const memory = ch.memory;
+  // The factor living in this memory is overwritten now (unless it is the one taken over).
+  if (memory.tenant && memory.tenant !== from) memory.tenant.consumed = true;
+  const { reduced, pivots, f, colFrom, colTo, left, right } = memory;
+  // Until a first factorisation the memory is as new (zero); after one, its arrays start as new ones would.
+  const used = memory.dirty;
+  memory.dirty = true;
+  if (used) {
+    left.fill(0);
+    right.fill(0);
+  }
   if (from) {
     // Rows above `above` keep their reduced form; the rest restart from this chain's values.
-    w = { ...from, ref, W, copied: 0, ...envelopes };
+    if (from.memory !== memory) {
+      // Another chain's factor (of the same shape): its arrays are copied over.
+      reduced.set(from.reduced);
+      pivots.set(from.pivots);
+      f.set(from.f);
+      colFrom.set(from.colFrom);
+      colTo.set(from.colTo);
+    }
     from.consumed = true;
-    w.reduced.set(ch.a.subarray(0, above * W));
-    w.f.fill(0, 0, above * span);
+    reduced.set(ch.a.subarray(0, above * W));
+    f.fill(0, 0, above * span);
   } else {
-    const fresh = { reduced: ch.a.slice(), pivots: new Float64Array(n), f: new Float64Array(n * span) };
-    w = { n, lo, hi, ref, W, span, copied: 0, consumed: false, ...fresh, colFrom: new Int32Array(n), colTo: new Int32Array(n), ...envelopes };
+    // Everything as a fresh factor's: the band, and zeros.
+    reduced.set(ch.a);
+    if (used) {
+      pivots.fill(0);
+      f.fill(0);
+      colFrom.fill(0);
+      colTo.fill(0);
+    }
   }
-  scanEnvelopes(w, 0, above);
-  sweep(w, ch, 0, ref, 1, false, signal);
-  sweep(w, ch, above - 1, ref, -1, above < n, signal);
-  const { left: _l, right: _r, W: _w, ...factor } = w;
+  startFactor(ch, ref, above);
+  sweep(ch, 0, ref, 1, false, signal);
+  sweep(ch, above - 1, ref, -1, above < n, signal);
+  const factor: ChainFactor = { n, lo, hi, ref, span, memory, reduced, pivots, f, colFrom, colTo, copied: memory.kernels.copiedPivots(), consumed: false };
+  memory.tenant = factor;
   return factor;
 }

@@ -1,5 +1,6 @@
 import type { CompiledModel } from '../model/compile.js';
 import { throwIfAborted } from '../model/errors.js';
+import { Layout, releaseScratch, scratchFor } from '../wasm/kernels.js';
 
 /** Relative difference under which two action values count as tied. */
 const TIE = 1e-12;
@@ -18,6 +19,9 @@ const TOP_GUARD = 4;
  * one phase unrolled by four; with several, the phases of a level read the same window of h
  * and are summed four at a time in one pass over it (a phase past M repeats the last one),
  * each in its own accumulator, so that the passes are not held up by one chain of additions.
+ * The loop is wasm/bellman.ts bellmanLevels (compiled ahead of time: a fresh process does not
+ * interpret it); the model's arrays and h are copied into the thread's scratch memory, at a
+ * small fraction of the step's cost, and the model's stay there for the next step on it.
  */
 export function bellmanStep(
   model: CompiledModel,
@@ -32,133 +36,52 @@ export function bellmanStep(
 ): void {
   const { S, B, M, tau, costSlope, waitRate, phaseRate, kappa, sojourn } = model;
   const { pmfOffset, pmfStart, pmfLength, pmf, tailFirstState, tailStart, tailCoef, serves } = model;
-  const topS = S * M;
-  const top1 = (S - 1) * M;
-  const top2 = (S - 2) * M;
-  // Per phase of the level at hand: h there, the best serve so far and the kept action's value.
-  const hx = new Float64Array(M);
-  const serveValue = new Float64Array(M);
-  const serve = new Int32Array(M);
-  const keepValue = new Float64Array(M);
-  /** The serve-b value of (s, j) from its sum Σ p·(h(y) − h(x)) inside the table, tail terms added here. */
-  const consider = (s: number, j: number, b: number, acc: number): void => {
-    const first = tailFirstState[b];
-    if (s >= first) {
-      const r = ((tailStart[b] + s - first) * M + j) * M * 3;
-      const x = hx[j];
-      for (let jj = 0; jj < M; jj++) {
-        const c = r + jj * 3;
-        acc += tailCoef[c] * (h[topS + jj] - x) + tailCoef[c + 1] * (h[top1 + jj] - x) + tailCoef[c + 2] * (h[top2 + jj] - x);
-      }
-    }
-    const v = costSlope * s + kappa[b * M + j] + (tau / sojourn[b * M + j]) * acc;
-    if (v < serveValue[j]) {
-      serveValue[j] = v;
-      serve[j] = b;
-    }
-    if (keep && b === keep[s * M + j]) keepValue[j] = v;
+  const n = (S + 1) * M;
+  // The model's arrays first (the same place for every call on this model), then this call's.
+  const lay = new Layout();
+  const m = {
+    waitRate: lay.f64(M),
+    phaseRate: lay.f64(M * M),
+    kappa: lay.f64(kappa.length),
+    sojourn: lay.f64(sojourn.length),
+    pmf: lay.f64(pmf.length),
+    tailCoef: lay.f64(tailCoef.length),
+    pmfOffset: lay.i32(B + 1),
+    pmfStart: lay.i32(B + 1),
+    pmfLength: lay.i32(B + 1),
+    tailFirstState: lay.i32(B + 1),
+    tailStart: lay.i32(B + 1),
+    serves: lay.i32(B + 1),
   };
-  for (let s = 0; s <= S; s++) {
-    if ((s & 1023) === 0) throwIfAborted(signal);
-    const hold = costSlope * s;
-    const row = s * M;
-    const bmax = s < B ? s : B;
-    for (let j = 0; j < M; j++) {
-      hx[j] = h[row + j];
-      serveValue[j] = Infinity;
-      serve[j] = 0;
-      keepValue[j] = Infinity;
-    }
-    for (let b = 1; b <= bmax; b++) {
-      if (serves[b] === 0) continue; // not an action of this model (docs/model.md §11.1)
-      const L = pmfLength[b];
-      const j0 = s - b + pmfOffset[b];
-      let nIn = S - j0 + 1;
-      if (nIn > L) nIn = L;
-      const hBase = j0 * M;
-      const len = nIn * M;
-      // E_b h − h(x) summed as Σ p·(h(y) − h(x)) (each row sums to 1): differences of nearby
-      // values keep their digits where h itself is large (long queues, big S).
-      if (M === 1) {
-        consider(s, 0, b, sumAgainst(pmf, pmfStart[b], h, hBase, len, hx[0]));
-        continue;
-      }
-      for (let j = 0; j < M; j += 4) {
-        const j1 = Math.min(j + 1, M - 1);
-        const j2 = Math.min(j + 2, M - 1);
-        const j3 = Math.min(j + 3, M - 1);
-        const p0 = pmfStart[b] + j * L * M;
-        const p1 = pmfStart[b] + j1 * L * M;
-        const p2 = pmfStart[b] + j2 * L * M;
-        const p3 = pmfStart[b] + j3 * L * M;
-        const x0 = hx[j];
-        const x1 = hx[j1];
-        const x2 = hx[j2];
-        const x3 = hx[j3];
-        let a0 = 0;
-        let a1 = 0;
-        let a2 = 0;
-        let a3 = 0;
-        for (let e = 0; e < len; e++) {
-          const y = h[hBase + e];
-          a0 += pmf[p0 + e] * (y - x0);
-          a1 += pmf[p1 + e] * (y - x1);
-          a2 += pmf[p2 + e] * (y - x2);
-          a3 += pmf[p3 + e] * (y - x3);
-        }
-        consider(s, j, b, a0);
-        if (j1 > j) consider(s, j1, b, a1);
-        if (j2 > j1) consider(s, j2, b, a2);
-        if (j3 > j2) consider(s, j3, b, a3);
-      }
-    }
-    for (let j = 0; j < M; j++) {
-      const x = row + j;
-      const hxj = hx[j];
-      let waitValue = Infinity;
-      if (s < S) {
-        let drift = waitRate[j] * (h[x + M] - hxj);
-        for (let jj = 0; jj < M; jj++) if (jj !== j) drift += phaseRate[j * M + jj] * (h[row + jj] - hxj);
-        waitValue = hold + kappa[j] + drift;
-      }
-      if (waits) waits[x] = waitValue;
-      const kept = keep ? keep[x] : -1;
-      const keptValue = kept === 0 ? waitValue : keepValue[j];
-      // Near-ties go to serving: when waiting buys nothing (e.g. a zero latency weight makes
-      // every "wait longer" policy equally good), the policy should not drift up to S.
-      let best = waitValue;
-      let arg = 0;
-      const sv = serveValue[j];
-      if (serve[j] > 0 && (waitValue === Infinity || sv <= waitValue + TIE * Math.max(Math.abs(sv), Math.abs(waitValue)))) {
-        best = sv;
-        arg = serve[j];
-      }
-      // Policy iteration keeps its current action on near-ties so that it cannot cycle, except
-      // that a kept wait never displaces a tied serve.
-      if (kept >= 0 && kept !== arg && keptValue - best <= TIE * Math.abs(best) && !(kept === 0 && arg > 0)) {
-        best = keptValue;
-        arg = kept;
-      }
-      gap[x] = best;
-      policy[x] = arg;
-    }
+  const at = { h: lay.f64(n), gap: lay.f64(n), waits: waits ? lay.f64(n) : 0, scratch: lay.f64(4 * M), policy: lay.i32(n), keep: keep ? lay.i32(n) : 0 };
+  const { scratch: mem, kept } = scratchFor(lay.bytes, model);
+  const buf = mem.buffer;
+  if (!kept) {
+    new Float64Array(buf, m.waitRate, M).set(waitRate);
+    new Float64Array(buf, m.phaseRate, M * M).set(phaseRate);
+    new Float64Array(buf, m.kappa, kappa.length).set(kappa);
+    new Float64Array(buf, m.sojourn, sojourn.length).set(sojourn);
+    new Float64Array(buf, m.pmf, pmf.length).set(pmf);
+    new Float64Array(buf, m.tailCoef, tailCoef.length).set(tailCoef);
+    new Int32Array(buf, m.pmfOffset, B + 1).set(pmfOffset);
+    new Int32Array(buf, m.pmfStart, B + 1).set(pmfStart);
+    new Int32Array(buf, m.pmfLength, B + 1).set(pmfLength);
+    new Int32Array(buf, m.tailFirstState, B + 1).set(tailFirstState);
+    new Int32Array(buf, m.tailStart, B + 1).set(tailStart);
+    new Int32Array(buf, m.serves, B + 1).set(serves);
   }
-}
-
-/** Σ_e p[pBase + e]·(h[hBase + e] − hx) over e < len, unrolled by four (the terms added in order). */
-function sumAgainst(p: Float64Array, pBase: number, h: Float64Array, hBase: number, len: number, hx: number): number {
-  let acc = 0;
-  let e = 0;
-  for (const end = len - 3; e < end; e += 4) {
-    const a = pBase + e;
-    const b = hBase + e;
-    acc += p[a] * (h[b] - hx);
-    acc += p[a + 1] * (h[b + 1] - hx);
-    acc += p[a + 2] * (h[b + 2] - hx);
-    acc += p[a + 3] * (h[b + 3] - hx);
+  new Float64Array(buf, at.h, n).set(h.subarray(0, n));
+  if (keep) new Int32Array(buf, at.keep, n).set(keep.subarray(0, n));
+  const k = mem.kernels;
+  k.bellmanModel(S, B, M, tau, costSlope, m.kappa, m.sojourn, m.tailFirstState, m.tailStart, m.tailCoef, m.serves, at.h, at.keep, at.scratch);
+  for (let s = 0; s <= S; s += 1024) {
+    throwIfAborted(signal);
+    k.bellmanLevels(m.waitRate, m.phaseRate, m.pmfOffset, m.pmfStart, m.pmfLength, m.pmf, at.gap, at.policy, at.waits, s, Math.min(S + 1, s + 1024));
   }
-  for (; e < len; e++) acc += p[pBase + e] * (h[hBase + e] - hx);
-  return acc;
+  gap.set(new Float64Array(buf, at.gap, n));
+  policy.set(new Int32Array(buf, at.policy, n));
+  if (waits) waits.set(new Float64Array(buf, at.waits, n));
+  releaseScratch(mem);
 }
 
 /**

@@ -35,7 +35,7 @@ export function evaluateOnModel(model: CompiledModel, policy: Int32Array, ref?: 
   const { lo, hi } = modelBand(model);
   // The previous chain is rewritten where the actions differ ([bottom, top)), or a new one built.
   const shared = sharedWith(previous, model, policy);
-  const ch = previous && shared ? previous.reusable.chain : new BandChain(n, lo, hi, model.M);
+  const ch = previous && shared ? previous.reusable.chain : modelBandChain(model, n, lo, hi);
   const from = shared?.bottom ?? 0;
   const to = Math.max(from, shared?.top ?? n);
   ch.a.fill(0, from * ch.width, to * ch.width);
@@ -54,9 +54,16 @@ export function evaluateOnModel(model: CompiledModel, policy: Int32Array, ref?: 
   return { gain: sol.gain, values: h, mode: sol.mode, reusable: { model, policy: policy.slice(), chain: ch, factor: sol.factor } };
 }
 
+/** A new chain for the model, its arrival-count laws copied into the chain's memory (for writeRow's kernel). */
+function modelBandChain(model: CompiledModel, n: number, lo: number, hi: number): BandChain {
+  const ch = new BandChain(n, lo, hi, model.M, model.pmf.length);
+  ch.memory.extra.set(model.pmf);
+  return ch;
+}
+
 /** Row x = (s, j) of the policy's chain under action `act`, its reward and its time; the row must be zero. */
 function writeRow(model: CompiledModel, ch: BandChain, x: number, act: number): void {
-  const { S, M, costSlope, rates, process, kappa, sojourn, pmfOffset, pmfStart, pmfLength, pmf } = model;
+  const { S, M, costSlope, rates, process, kappa, sojourn, pmfOffset, pmfStart, pmfLength } = model;
   const { tailFirstState, tailStart, tailCoef } = model;
   const Q = process.generator;
   const { a, width: W, lo } = ch;
@@ -73,7 +80,8 @@ function writeRow(model: CompiledModel, ch: BandChain, x: number, act: number): 
     const j0 = s - act + pmfOffset[act];
     const nIn = Math.min(L, S - j0 + 1);
     const pBase = pmfStart[act] + j * L * M;
-    for (let e = 0; e < nIn * M; e++) a[row + j0 * M + e] += pmf[pBase + e];
+    const { kernels, at } = ch.memory;
+    kernels.addRun(at.a, row + j0 * M, at.extra, pBase, nIn * M);
     const first = tailFirstState[act];
     if (s >= first) {
       const r = ((tailStart[act] + s - first) * M + j) * M * 3;

@@ -53,8 +53,11 @@ export function buildStateChain(
   const { levels, modes } = shape;
   const K = M * modes; // indices per level
   const n = levels * K;
-  const ch = new BandChain(n, (shape.loLevels + 1) * K - 1, (shape.hiLevels + 1) * K - 1, K);
+  // The laws go into the chain's memory, where the kernel adding them to the band reads them.
+  const ch = new BandChain(n, (shape.loLevels + 1) * K - 1, (shape.hiLevels + 1) * K - 1, K, table.probs.length);
   const { a: band, width: W, lo } = ch;
+  const { kernels, at, extra } = ch.memory;
+  extra.set(table.probs);
   const H = new Float64Array(n);
   const Y = new Float64Array(n);
   const E = new Float64Array(n);
@@ -86,11 +89,8 @@ export function buildStateChain(
           }
           const L = table.length[a];
           const base = table.start[a] + j * L * M;
-          const first = s - a + table.offset[a];
-          for (let k = 0; k < L; k++) {
-            const to = Math.min(first + k, top) * M;
-            for (let jj = 0; jj < M; jj++) band[row + (to + jj) * modes + mode] += prob * table.probs[base + k * M + jj];
-          }
+          // Count k to level min(s − a + offset + k, top), in the order of k.
+          kernels.addServeLaw(at.a, row, at.extra, base, L, M, s - a + table.offset[a], top, modes, mode, prob);
           const l = epochSojourn(p, proc, a, j);
           H[i] += prob * (s * l + proc.meanRate * table.hold[a * M + j]);
           Y[i] += prob * l;
