@@ -41,8 +41,8 @@ interface Case {
 function cases(quick: boolean): Case[] {
   const single = singleSolveCases().map((c) => ({ name: c.name, s: c.s, reps: quick ? 3 : c.rvi ? 31 : 11, warmup: quick ? 2 : 20 }));
   const mmpp: Case[] = [
-    { name: 'MMPP bench model, S = 500 (4 phases, B = 128)', s: mmppBenchScenario(500), reps: 1, warmup: 0 },
-    { name: 'MMPP 3 phases, B = 32, 80 % load, automatic S', s: threePhase(), reps: 1, warmup: 0 },
+    { name: 'MMPP bench model, S = 500 (4 phases, B = 128)', s: mmppBenchScenario(500), reps: 3, warmup: 0 },
+    { name: 'MMPP 3 phases, B = 32, 80 % load, automatic S', s: threePhase(), reps: 3, warmup: 0 },
   ];
   return quick ? single : [...single, ...mmpp];
 }
@@ -95,7 +95,7 @@ export default async function run(ctx: BenchContext): Promise<BenchSection> {
   }
   return {
     name,
-    machineNote: `Baseline: ${dir}. Runs alternate between the builds; single solves: median of 31 (11 for B = 128) after 20 warm-up runs of each; MMPP cases: one run each (minutes).`,
+    machineNote: `Baseline: ${dir}. Runs alternate between the builds; single solves: median of 31 (11 for B = 128) after 20 warm-up runs of each; MMPP cases: median of 3 runs each (minutes).`,
     rows,
     notes: ['iterations: policy-iteration steps over every S the automatic search tried.'],
   };
