@@ -36,7 +36,11 @@ export async function solveClassesScenario(input: unknown, opts: ClassesSolveOpt
   if (settings.method === 'POLICY_ITERATION') throw new ScenarioError('solver.method', 'POLICY_ITERATION is single-class for now; several classes are solved by VALUE_ITERATION (AUTO)');
   if (settings.backend === 'GPU') throw new ScenarioError('solver.backend', 'GPU solves of several classes are not available yet; use AUTO or CPU');
   const fixed = p.classes.map((c) => c.maxQueue > 0);
-  let S = p.classes.map((c, i) => (fixed[i] ? c.maxQueue : Math.max(opts.initialMaxQueue?.[i] ?? initialTop(c.maxBatchSize), 2)));
+  // The largest jump past each axis's top (from the kernels, whatever S): a first S_c well above it
+  // keeps the extrapolated overflow short beside the box (at S_c = 20 against jumps of 90 RVI diverged).
+  const probe = compileClasses(p, p.classes.map(() => 2));
+  const reach = Array.from(probe.padDims, (d) => d - 3);
+  let S = p.classes.map((c, i) => (fixed[i] ? c.maxQueue : Math.max(opts.initialMaxQueue?.[i] ?? initialTop(c.maxBatchSize, reach[i]), 2)));
   const tried: number[][] = [];
   let total = 0;
   let warm: { values: Float64Array; S: number[] } | undefined;
@@ -93,9 +97,9 @@ export async function solveClassesScenario(input: unknown, opts: ClassesSolveOpt
   }
 }
 
-/** A first S_c: room for a few full batches (the tail check grows it as needed). */
-function initialTop(B: number): number {
-  return Math.max(16, 3 * B + 8);
+/** A first S_c: room for a few full batches and twice the largest jump (the tail check grows it as needed). */
+function initialTop(B: number, reach: number): number {
+  return Math.max(16, 3 * B + 8, 2 * reach);
 }
 
 function isValidated(x: unknown): x is ValidatedClassesScenario {
