@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { solveClassesScenario } from '../../src/solve/classes/solveClasses.js';
 import { solveScenario } from '../../src/solve/solveScenario.js';
+import { classesOperator } from '../../src/model/classes/bellman.js';
+import { compileClasses } from '../../src/model/classes/compile.js';
+import { validateClassesScenario } from '../../src/model/classes/validate.js';
+import { valueIterate } from '../../src/solve/cpu/rvi.js';
 
 const fit = { perItem: 0.0001438, base: 0.0018874 };
 type Law = { distribution: 'DETERMINISTIC' | 'EXPONENTIAL' | 'GAMMA'; cv?: number };
@@ -38,4 +42,17 @@ describe('C = 1 equals the single-class solve bit for bit', () => {
       if (rate === 4000 && wPow === 1e-3) expect(Math.abs(a.averageCostLower - 0.142151425903) / 0.142151425903).toBeLessThan(1e-9);
     }, 120_000);
   }
+});
+
+describe('the joint operator itself at C = 1', () => {
+  it('agrees with the single-class compiled model at the same S (padded-box tail against §4 moments) to 1e-9', async () => {
+    const { single, classes } = both(4000, { distribution: 'DETERMINISTIC' }, 1e-3, 'VALUE_ITERATION');
+    const a = await solveScenario({ ...single, solver: { method: 'VALUE_ITERATION', maxQueue: 125, tolerance: 1e-11 } });
+    const { params } = validateClassesScenario(classes);
+    const out = await valueIterate(classesOperator(compileClasses(params, [125])), { tolerance: 1e-11, maxIterations: 0 });
+    const g = a.averageCostLower;
+    expect(Math.abs(out.lower - g) / g).toBeLessThan(1e-9);
+    expect(Math.abs(out.upper - g) / g).toBeLessThan(1e-9);
+    expect(Array.from(out.policy)).toEqual(a.policy.actions);
+  }, 120_000);
 });
