@@ -8,7 +8,7 @@ import { DEFAULT_TOLERANCE, type ModelParams, type SolverSettings, type Validate
 import { GAMMA_CV, OBJECTIVE, POISSON_RATE, POWER, POWER_VALUE, SCENARIO, SERVICE_TIME, SERVICE_VALUE, SOLVER, type LinearFitShape } from './shape.js';
 
 /** Reads exactly one of two alternative sub-objects (a proto oneof): linear or table. */
-function perBatch<S extends ObjectShape>(
+export function perBatch<S extends ObjectShape>(
   o: Obj,
   shape: S,
   linearKey: KeysOf<S, 'object'>,

@@ -2,6 +2,10 @@ import { writeFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import type { Backend } from '../../model/scenario.js';
 import { validateScenario } from '../../model/validate.js';
+import { isClassesInput } from '../../model/classes/validate.js';
+import { solveClassesScenario } from '../../solve/classes/solveClasses.js';
+import { ScenarioError } from '../../model/errors.js';
+import { formatClassesSolve } from '../classesFormat.js';
 import { solveScenario } from '../../solve/solveScenario.js';
 import type { SolverProgress } from '../../solve/types.js';
 import { formatSolve } from '../format.js';
@@ -38,6 +42,7 @@ export function registerSolve(program: Command): void {
     .addOption(verboseOption());
   addRemoteOptions(cmd).action(async (file: string, o: { json?: boolean; backend?: string; svg?: string } & RemoteOptions) => {
     const json = readJsonFile(file);
+    if (isClassesInput(json)) return solveClassesCommand(json, o);
     const scenario = validateScenario(json);
     const showProgress = !o.json && process.stderr.isTTY === true;
     const status = statusLine(showProgress && !o.server, 'solve');
@@ -58,4 +63,13 @@ function withBackend(json: unknown, backend: string | undefined): unknown {
   if (!backend || typeof json !== 'object' || json === null) return json;
   const s = json as { solver?: object };
   return { ...s, solver: { ...s.solver, backend: backend.toUpperCase() } };
+}
+
+/** A scenario with `classes` (docs/model.md §10): solved here on the CPU (the gRPC service takes them in a later phase). */
+async function solveClassesCommand(json: unknown, o: { json?: boolean; backend?: string; svg?: string } & RemoteOptions): Promise<void> {
+  if (o.server) throw new ScenarioError('classes', 'multi-class scenarios are solved locally for now; drop --server');
+  if (o.svg) throw new ScenarioError('classes', '--svg draws single-class policies only for now');
+  const withBackendSet = withBackend(json, o.backend);
+  const result = await solveClassesScenario(withBackendSet);
+  process.stdout.write(o.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatClassesSolve(result)}\n`);
 }

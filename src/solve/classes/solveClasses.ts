@@ -1,0 +1,133 @@
+import { classesOperator, sweepWork } from '../../model/classes/bellman.js';
+import { compileClasses } from '../../model/classes/compile.js';
+import { extendBox, sizeOf } from '../../model/classes/grid.js';
+import type { ValidatedClassesScenario } from '../../model/classes/params.js';
+import { boundaryMass, stationaryLaw } from '../../model/classes/stationary.js';
+import { singleClassParams, validateClassesScenario } from '../../model/classes/validate.js';
+import { ScenarioError, throwIfAborted } from '../../model/errors.js';
+import { valueIterate } from '../cpu/rvi.js';
+import { TAIL_MASS_BOUND } from '../maxQueue.js';
+import { solveScenario } from '../solveScenario.js';
+import type { SolverProgress } from '../types.js';
+import { classesFigures } from './figures.js';
+import { describeClassesPolicy, type ClassesSolveResult } from './result.js';
+
+export interface ClassesSolveOptions {
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (p: SolverProgress) => void;
+  readonly progressEvery?: number;
+  /** First S_c of the automatic search per class (tests start small). */
+  readonly initialMaxQueue?: readonly number[];
+}
+
+/**
+ * Solves a multi-class scenario (docs/model.md §10). One class is the single-class model of §2
+ * and goes through solveScenario unchanged, so C = 1 equals the single-class solve bit for bit.
+ * Two or three classes: relative value iteration (the one loop, valueIterate) on the joint
+ * operator; then the stationary law of the returned policy; every automatic axis whose top
+ * B_c levels hold ≥ TAIL_MASS_BOUND is grown (S_c → ⌈1.5·S_c⌉ + B_c) and the solve repeated,
+ * warm-started from the smaller box's values extrapolated quadratically (grid.ts).
+ */
+export async function solveClassesScenario(input: unknown, opts: ClassesSolveOptions = {}): Promise<ClassesSolveResult> {
+  const started = performance.now();
+  const scenario = isValidated(input) ? input : validateClassesScenario(input);
+  const { params: p, solver: settings } = scenario;
+  if (p.classes.length === 1) return fromSingleClass(scenario, opts);
+  if (settings.method === 'POLICY_ITERATION') throw new ScenarioError('solver.method', 'POLICY_ITERATION is single-class for now; several classes are solved by VALUE_ITERATION (AUTO)');
+  if (settings.backend === 'GPU') throw new ScenarioError('solver.backend', 'GPU solves of several classes are not available yet; use AUTO or CPU');
+  const fixed = p.classes.map((c) => c.maxQueue > 0);
+  // The largest jump past each axis's top (from the kernels, whatever S): a first S_c well above it
+  // keeps the extrapolated overflow short beside the box (at S_c = 20 against jumps of 90 RVI diverged).
+  const probe = compileClasses(p, p.classes.map(() => 2));
+  const reach = Array.from(probe.padDims, (d) => d - 3);
+  let S = p.classes.map((c, i) => (fixed[i] ? c.maxQueue : Math.max(opts.initialMaxQueue?.[i] ?? initialTop(c.maxBatchSize, reach[i]), 2)));
+  const tried: number[][] = [];
+  let total = 0;
+  let warm: { values: Float64Array; S: number[] } | undefined;
+  let pi: Float64Array | undefined;
+  for (;;) {
+    throwIfAborted(opts.signal);
+    const model = compileClasses(p, S);
+    let start: Float64Array | undefined;
+    if (warm) {
+      start = new Float64Array(sizeOf(model.dims));
+      extendBox(warm.values, warm.S, start, model.dims);
+    }
+    const out = await valueIterate(classesOperator(model), {
+      tolerance: settings.tolerance,
+      maxIterations: settings.maxIterations,
+      ...(start ? { warmStart: { values: start } } : {}),
+      signal: opts.signal,
+      onProgress: opts.onProgress,
+      progressEvery: opts.progressEvery,
+    });
+    tried.push(S.slice());
+    total += out.iterations;
+    const law = stationaryLaw(model, out.policy, { signal: opts.signal, ...(pi && pi.length === model.states ? { start: pi } : {}) });
+    pi = law.pi;
+    const tail = boundaryMass(model, law.pi);
+    const grow = tail.map((m, c) => !fixed[c] && !(m < TAIL_MASS_BOUND));
+    if (!grow.some(Boolean)) {
+      const figures = classesFigures(model, out.policy, law.pi);
+      const tailHeld = tail.every((m) => m < TAIL_MASS_BOUND);
+      return {
+        classes: figures.classes.map((f, c) => ({ ...f, arrivalRate: p.classes[c].arrivalRate, maxBatchSize: p.classes[c].maxBatchSize })),
+        averageCost: figures.averageCost,
+        meanPower: figures.meanPower,
+        averageCostLower: out.lower,
+        averageCostUpper: out.upper,
+        policy: describeClassesPolicy(model, out.policy),
+        solver: {
+          backend: 'cpu',
+          method: 'value-iteration',
+          states: model.states,
+          iterations: out.iterations,
+          totalIterations: total,
+          seconds: (performance.now() - started) / 1000,
+          stopReason: out.stopReason === 'converged' && !tailHeld ? 'tail-mass' : out.stopReason,
+          maxQueueTried: tried,
+          tailMass: tail,
+          sweepWork: sweepWork(model),
+        },
+      };
+    }
+    warm = { values: out.values, S: S.slice() };
+    pi = undefined;
+    S = S.map((s, c) => (grow[c] ? Math.ceil(1.5 * s) + p.classes[c].maxBatchSize : s));
+  }
+}
+
+/** A first S_c: room for a few full batches and twice the largest jump (the tail check grows it as needed). */
+function initialTop(B: number, reach: number): number {
+  return Math.max(16, 3 * B + 8, 2 * reach);
+}
+
+function isValidated(x: unknown): x is ValidatedClassesScenario {
+  return typeof x === 'object' && x !== null && 'params' in x && 'solver' in x && Array.isArray((x as ValidatedClassesScenario).params.classes);
+}
+
+/** One class: the single-class solve, restated in the multi-class result's terms. */
+async function fromSingleClass(scenario: ValidatedClassesScenario, opts: ClassesSolveOptions): Promise<ClassesSolveResult> {
+  const cl = scenario.params.classes[0];
+  const single = await solveScenario(
+    { params: singleClassParams(scenario.params), solver: { ...scenario.solver, maxQueue: cl.maxQueue } },
+    { signal: opts.signal, onProgress: opts.onProgress, progressEvery: opts.progressEvery, ...(opts.initialMaxQueue ? { initialMaxQueue: opts.initialMaxQueue[0] } : {}) },
+  );
+  const actions = single.policy.actions;
+  const s = single.solver;
+  return {
+    classes: [{ name: cl.name, meanResponseTime: single.meanResponseTime, utilization: single.utilization, meanBatchSize: single.meanBatchSize, arrivalRate: cl.arrivalRate, maxBatchSize: cl.maxBatchSize }],
+    averageCost: single.averageCost,
+    meanPower: single.meanPower,
+    averageCostLower: single.averageCostLower,
+    averageCostUpper: single.averageCostUpper,
+    policy: {
+      maxQueue: [s.maxQueue],
+      serveClass: actions.map((a) => (a === 0 ? -1 : 0)),
+      batch: actions.slice(),
+      controlLimits: [actions.some((a) => a > 0) ? single.policy.controlLimit : null],
+    },
+    solver: { backend: s.backend, method: s.method, states: s.states, iterations: s.iterations, totalIterations: s.totalIterations, seconds: s.seconds, stopReason: s.stopReason, maxQueueTried: s.maxQueueTried.map((v) => [v]), tailMass: [s.tailMass] },
+    single,
+  };
+}
