@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/main.js';
 
@@ -36,17 +36,23 @@ const REGISTRATION = new Set([
 const isRegistration = (m: string): boolean => REGISTRATION.has(m) || /^cli\/commands\/[a-z]+\.ts$/.test(m);
 
 let runs = 0;
-/** The src modules (relative to src/, in load order) that `batchwise ARGS` loads, and its exit code. */
-function modulesLoaded(...args: string[]): { code: number | null; modules: string[] } {
+/** The URLs (in load order) of the modules that `node ARGS` loads, with tsx and the load hook, and its exit code. */
+function load(args: string[]): { code: number | null; urls: string[] } {
   const log = join(dir, `load-${runs++}.log`);
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '--import', REGISTER, join(SRC, 'cli', 'bin.ts'), ...args], {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--import', REGISTER, ...args], {
     cwd: ROOT,
     env: { ...process.env, BATCHWISE_LOAD_LOG: log, BATCHWISE_GPU: 'off' },
     encoding: 'utf8',
   });
-  const urls = readFileSync(log, 'utf8').split('\n').filter((u) => u.startsWith('file:'));
-  const modules = urls.map((u) => relative(SRC, fileURLToPath(u.replace(/\?.*$/, '')))).filter((p) => !p.startsWith('..'));
-  return { code: r.status, modules: [...new Set(modules)] };
+  const urls = readFileSync(log, 'utf8').split('\n').filter(Boolean).map((u) => u.replace(/\?.*$/, ''));
+  return { code: r.status, urls: [...new Set(urls)] };
+}
+
+/** The src modules (relative to src/) that `batchwise ARGS` loads, and its exit code. */
+function modulesLoaded(...args: string[]): { code: number | null; modules: string[] } {
+  const { code, urls } = load([join(SRC, 'cli', 'bin.ts'), ...args]);
+  const files = urls.filter((u) => u.startsWith('file:')).map((u) => relative(SRC, fileURLToPath(u)));
+  return { code, modules: files.filter((p) => !p.startsWith('..')) };
 }
 
 describe('start-up loads only what the command needs', () => {
@@ -85,5 +91,16 @@ describe('start-up loads only what the command needs', () => {
     for (const m of ['plan/export/targetNames.ts', 'fleet/routerNames.ts']) {
       expect(readFileSync(join(SRC, m), 'utf8'), m).not.toMatch(/^\s*(import|export .* from)\b/m);
     }
+  });
+
+  it("import('batchwise') loads no CLI or service module, and neither gRPC, pino, prom-client nor yaml", () => {
+    const index = pathToFileURL(join(SRC, 'index.ts')).href;
+    const { code, urls } = load(['--input-type=module', '-e', `await import(${JSON.stringify(index)})`]);
+    expect(code).toBe(0);
+    const modules = urls.filter((u) => u.startsWith(pathToFileURL(SRC).href)).map((u) => relative(SRC, fileURLToPath(u)));
+    expect(modules).toContain('solve/solveScenario.ts');
+    expect(modules.filter((m) => /^(cli|service|native)\//.test(m))).toEqual([]);
+    const packages = urls.flatMap((u) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(u)?.[1] ?? []);
+    expect(packages.filter((p) => /^(@grpc\/.*|grpc-health-check|pino|prom-client|yaml|webgpu)$/.test(p))).toEqual([]);
   });
 });
