@@ -1,3 +1,4 @@
+import type { SideBySide } from '../plan/export/sideBySide.js';
 import type { PolicySummary } from '../policy/policy.js';
 import type { EvaluationResult, PolicyDescription, SolveResult } from '../solve/result.js';
 
@@ -80,4 +81,15 @@ export function formatEvaluation(r: EvaluationResult, B: number): string {
   return ['Policy:', ...policyDescriptionLines(r.policy, B).map((l) => `  ${l}`), `Average cost g = ${r.averageCost.toPrecision(12)}`, ...figures(r)].join(
     '\n',
   );
+}
+
+/** With restrictions: the unrestricted optimum, what the restriction costs exactly, and the setting's paired gap to it (export and evaluate --from-config). */
+export function unrestrictedLines(u: SideBySide['unrestricted'], pm: (h: number | null) => string): string[] {
+  if (!u) return [];
+  const g = u.gap;
+  return [
+    `  unrestricted optimum (control limit ${u.controlLimit}): exact cost ${u.averageCost.toPrecision(8)}; the restriction costs ${((100 * u.restrictionCost) / u.averageCost).toFixed(3)} % (exact)`,
+    `  gap to the unrestricted optimum: ${(g.relative * 100).toFixed(3)} %${g.halfWidth === null ? '' : ` ± ${((g.halfWidth / u.averageCost) * 100).toFixed(3)} %`}` +
+      ` (cost ${g.difference.toPrecision(4)}${pm(g.halfWidth)}, paired on the same arrivals)`,
+  ];
 }

@@ -5,6 +5,7 @@
 import { ScenarioError } from '../model/errors.js';
 import type { FleetView, Router } from '../sim/engine/index.js';
 import { Rng } from '../sim/rng.js';
+import { ROUTER_NAMES, type RouterName } from './routerNames.js';
 
 // The engine defines what a router is and sees; the fleet's routers implement it.
 export type { FleetView, Router } from '../sim/engine/index.js';
@@ -133,8 +134,7 @@ export class Segregation implements Router {
   }
 }
 
-export const ROUTER_NAMES = ['round-robin', 'random', 'jsq', 'p2c', 'lew', 'segregation', 'learned'] as const;
-export type RouterName = (typeof ROUTER_NAMES)[number];
+export { ROUTER_NAMES, type RouterName };
 
 export function parseRouterName(s: string): RouterName {
   const n = s.trim().toLowerCase();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatPlan } from '../../src/cli/commands/plan.js';
+import { formatPlan } from '../../src/cli/commands/plan.run.js';
 import type { Scenario } from '../../src/model/scenario.js';
 import { validateScenario } from '../../src/model/validate.js';
 import { planScenario } from '../../src/plan/constrained.js';

@@ -1,26 +1,8 @@
 import { Option, type Command } from 'commander';
-import { readFileSync } from 'node:fs';
-import { ScenarioError } from '../../model/errors.js';
-import { validateScenario } from '../../model/validate.js';
-import type { ConfigEvaluation } from '../../plan/export/evaluateConfig.js';
-import { EXPORT_TARGETS, type ExportTarget } from '../../plan/export/targets.js';
-import { formatDuration } from '../../plan/units.js';
-import { evaluateScenarioPolicy } from '../../solve/evaluateScenario.js';
-import { formatEvaluation } from '../format.js';
-import { readJsonFile } from '../io.js';
-import { addRemoteOptions, evaluateRemote, type RemoteOptions } from '../remote.js';
-import { unrestrictedLines } from './export.js';
+import { EXPORT_TARGETS } from '../../plan/export/targetNames.js';
+import { addRemoteOptions } from '../remote.js';
+import type { EvaluateOptions } from './evaluate.run.js';
 import { positiveInt } from './simulate.js';
-
-interface EvaluateOptions extends RemoteOptions {
-  policy?: string;
-  fromConfig?: string;
-  to?: ExportTarget;
-  requests?: number;
-  seed?: number;
-  modelName?: string;
-  json?: boolean;
-}
 
 export function registerEvaluate(program: Command): void {
   const cmd = program
@@ -34,37 +16,6 @@ export function registerEvaluate(program: Command): void {
     .option('--seed <n>', 'with --from-config: seed of the simulations (default 1)', positiveInt('--seed'))
     .option('--model-name <name>', 'with --from-config: the TorchServe model or Ray deployment to read where the file holds several (default the first)')
     .option('--json', 'print the evaluation as JSON');
-  addRemoteOptions(cmd).action(async (file: string, o: EvaluateOptions) => {
-    const json = readJsonFile(file);
-    const scenario = validateScenario(json);
-    if (o.fromConfig !== undefined) {
-      if (o.policy !== undefined) throw new ScenarioError('--policy', 'give either --policy or --from-config, not both');
-      if (o.to === undefined) throw new ScenarioError('--to', `--from-config needs --to (${EXPORT_TARGETS.join(', ')})`);
-      if (o.server) throw new ScenarioError('--server', '--from-config runs locally');
-      const text = readFileSync(o.fromConfig, 'utf8');
-      // Loaded here: the config readers bring a YAML parser that other commands do not need.
-      const { evaluateConfig } = await import('../../plan/export/evaluateConfig.js');
-      const r = await evaluateConfig(scenario, o.to, text, o.fromConfig, { requests: o.requests, seed: o.seed, modelName: o.modelName });
-      process.stdout.write(o.json ? `${JSON.stringify(r, null, 2)}\n` : `${configSummary(r).join('\n')}\n`);
-      return;
-    }
-    if (o.policy === undefined) throw new ScenarioError('--policy', 'is required (or --from-config with --to)');
-    const result = o.server ? await evaluateRemote({ ...o, server: o.server }, json, o.policy) : evaluateScenarioPolicy(scenario, o.policy);
-    process.stdout.write(o.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatEvaluation(result, scenario.params.maxBatchSize)}\n`);
-  });
-}
-
-function configSummary(r: ConfigEvaluation): string[] {
-  const pm = (h: number | null): string => (h === null ? '' : ` ± ${h.toPrecision(3)}`);
-  return [
-    `${r.label}, simulated as ${r.policy}`,
-    ...r.notes.map((n) => `  note: ${n}`),
-    `  setting: simulated cost ${r.exported.averageCost.toPrecision(8)}${pm(r.exported.halfWidth)}, E[R] ${formatDuration(r.exported.meanResponseTime)}, ` +
-      `p99 ${formatDuration(r.exported.p99)}, E[P] ${r.exported.meanPower.toFixed(3)} W`,
-    ...(r.restriction === undefined ? [] : [`  restriction: ${r.restriction}`]),
-    `  ${r.unrestricted ? 'restricted optimum' : 'optimal policy'} (control limit ${r.optimal.controlLimit}): exact cost ${r.optimal.averageCost.toPrecision(8)}, simulated ${r.optimal.simulated.averageCost.toPrecision(8)}${pm(r.optimal.simulated.halfWidth)}`,
-    `  gap to the ${r.unrestricted ? 'restricted ' : ''}optimum: ${(r.gap.relative * 100).toFixed(3)} %${r.gap.halfWidth === null ? '' : ` ± ${((r.gap.halfWidth / r.optimal.averageCost) * 100).toFixed(3)} %`}` +
-      ` (paired, same arrivals; ${r.exported.requests.toLocaleString('en-US')} requests, seed ${r.exported.seed})`,
-    ...unrestrictedLines(r.unrestricted, pm),
-  ];
+  // The evaluator (and with --from-config the simulator) loads only when the command runs (evaluate.run.ts).
+  addRemoteOptions(cmd).action(async (file: string, o: EvaluateOptions) => (await import('./evaluate.run.js')).runEvaluate(file, o));
 }

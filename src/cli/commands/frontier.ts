@@ -1,16 +1,6 @@
-import { writeFileSync } from 'node:fs';
-import type { Command } from 'commander';
-import { InvalidArgumentError } from 'commander';
-import { validateScenario } from '../../model/validate.js';
-import { describePolicy } from '../../solve/result.js';
-import { computeFrontier, type Frontier } from '../../plan/frontier.js';
-import { renderFrontierSvg } from '../../plan/svg/frontierChart.js';
-import { formatDuration, formatPower, parseDuration } from '../../plan/units.js';
-import { readJsonFile } from '../io.js';
-import { planScenario } from '../../plan/constrained.js';
-import { backendOf, formatPlan, planTarget } from './plan.js';
+import { InvalidArgumentError, type Command } from 'commander';
+import type { FrontierFlags } from './frontier.run.js';
 import { backendOption, verboseOption } from './solve.js';
-import { statusLine } from '../progress.js';
 
 export function registerFrontier(program: Command): void {
   program
@@ -25,98 +15,12 @@ export function registerFrontier(program: Command): void {
     .option('--json', 'print the frontier as JSON')
     .addOption(backendOption())
     .addOption(verboseOption())
-    .action(async (file: string, o: FrontierFlags) => {
-      const scenario = validateScenario(readJsonFile(file));
-      const target = o.latencyTarget !== undefined || o.powerBudget !== undefined ? planTarget(o) : undefined;
-      const status = statusLine(process.stderr.isTTY === true, 'frontier');
-      const f = await computeFrontier(scenario, {
-        onProgress: status.set,
-        maxLatency: o.maxLatency !== undefined ? parseDuration(o.maxLatency, '--max-latency') : undefined,
-        reach: target?.kind === 'latency' ? { latency: target.seconds } : target?.kind === 'power' ? { power: target.watts } : undefined,
-        resolution: o.resolution,
-        backend: backendOf(o),
-      }).catch((e: unknown) => {
-        status.stop();
-        throw e;
-      });
-      const field = target?.kind === 'latency' ? '--latency-target' : '--power-budget';
-      const plan = target ? await planScenario(scenario, target, { backend: backendOf(o), targetField: field, onProgress: status.set }).finally(status.stop) : undefined;
-      if (!target) status.stop();
-      const B = scenario.params.maxBatchSize;
-      const rows = f.vertices.map((v) => ({
-        meanResponseTime: v.figures.meanResponseTime,
-        meanPower: v.figures.meanPower,
-        utilization: v.figures.utilization,
-        meanBatchSize: v.figures.meanBatchSize,
-        weightLow: v.weightLow,
-        weightHigh: Number.isFinite(v.weightHigh) ? v.weightHigh : null,
-        solvedAt: Number.isFinite(v.solvedAt) ? v.solvedAt : null,
-        policy: describePolicy(scenario.params, v.policy),
-      }));
-      if (o.svg) {
-        const points = rows.map((r) => ({ meanResponseTime: r.meanResponseTime, meanPower: r.meanPower, controlLimit: r.policy.controlLimit }));
-        writeFileSync(
-          o.svg,
-          renderFrontierSvg(points, {
-            powerFloor: f.powerBound.infimum,
-            title: `Latency–power frontier (λ = ${scenario.params.arrivalRate} /s)`,
-            target,
-            optimum: plan?.optimum,
-          }),
-        );
-      }
-      if (o.json) {
-        const { vertices: _v, ...rest } = f;
-        process.stdout.write(`${JSON.stringify({ ...rest, vertices: rows, ...(plan ? { plan } : {}) }, null, 2)}\n`);
-        return;
-      }
-      const lines = formatFrontier(f, rows);
-      if (plan) lines.push(...formatPlan(plan, B));
-      process.stdout.write(`${lines.join('\n')}\n`);
-    });
-}
-
-interface FrontierFlags {
-  svg?: string;
-  maxLatency?: string;
-  resolution?: number;
-  latencyTarget?: string;
-  powerBudget?: string;
-  json?: boolean;
-  backend?: string;
+    // The frontier search loads only when the command runs (frontier.run.ts).
+    .action(async (file: string, o: FrontierFlags) => (await import('./frontier.run.js')).runFrontier(file, o));
 }
 
 function resolution(v: string): number {
   const r = Number(v);
   if (!(r >= 1e-12 && r < 1)) throw new InvalidArgumentError(`must be a number in [1e-12, 1) (got ${v})`);
   return r;
-}
-
-function weight(w: number | null): string {
-  if (w === null) return '∞';
-  return (w / 1e3).toPrecision(4);
-}
-
-function formatFrontier(
-  f: Frontier,
-  rows: { meanResponseTime: number; meanPower: number; meanBatchSize: number; weightLow: number; weightHigh: number | null; policy: { controlLimit: number; isControlLimit: boolean } }[],
-): string[] {
-  const out = [
-    `Latency–power frontier: ${rows.length} vertices, ${f.solves} solves (resolution ${f.resolution})`,
-    '  #   E[R]           E[P]          mean batch  control limit   optimal for W per ms of latency in',
-  ];
-  rows.forEach((r, i) => {
-    out.push(
-      `  ${String(i).padStart(2)}  ${formatDuration(r.meanResponseTime).padEnd(13)}  ${formatPower(r.meanPower).padEnd(12)}  ` +
-        `${r.meanBatchSize.toFixed(3).padStart(10)}  ${String(r.policy.controlLimit).padStart(5)}${r.policy.isControlLimit ? ' (pure)' : '       '}   ` +
-        `[${weight(r.weightLow)}, ${weight(r.weightHigh)}]`,
-    );
-  });
-  const pb = f.powerBound;
-  out.push(
-    f.complete
-      ? `The last vertex reaches the least possible mean power, ${formatPower(pb.infimum)}: the frontier is complete.`
-      : `Stopped at ${formatDuration(f.maxLatency)}; mean power only approaches ${formatPower(pb.infimum)} as latency grows without bound.`,
-  );
-  return out;
 }

@@ -1,8 +1,9 @@
-import { isMap, isScalar, type YAMLMap } from 'yaml';
+import type { YAMLMap } from 'yaml';
 import { ScenarioError } from '../../model/errors.js';
 import { Notes, type MergeContext, type MergeResult } from './mergeNotes.js';
 import { pythonFloat } from './render.js';
 import type { BatchingSetting } from './targets.js';
+import { yaml } from './yamlLib.js';
 import { insertKey, mapAt, readYaml, removeKey, scalarText, seqAt, setKey, type YamlPath } from './yamlEdit.js';
 
 /**
@@ -79,7 +80,7 @@ function deploymentPath(text: string, file: string, name: string | undefined): Y
   const found: { path: YamlPath; name: string }[] = [];
   apps.forEach((_, a) => {
     (seqAt(y, ['applications', a, 'deployments']) ?? []).forEach((d, k) => {
-      if (isMap(d)) found.push({ path: ['applications', a, 'deployments', k], name: String(d.get('name')) });
+      if (yaml().isMap(d)) found.push({ path: ['applications', a, 'deployments', k], name: String(d.get('name')) });
     });
   });
   const hit = name === undefined ? (found.length === 1 ? found[0] : undefined) : found.find((f) => f.name === name);
@@ -116,10 +117,10 @@ export function mergeRayServe(text: string, file: string, s: BatchingSetting, c:
   // @serve.batch arguments a user_config already carries (read by the deployment's reconfigure).
   const user = dep().get('user_config', true);
   const batch: Record<string, string> = { max_batch_size: String(s.maxBatchSize), batch_wait_timeout_s: pythonFloat(s.delay) };
-  if (isMap(user)) {
+  if (yaml().isMap(user)) {
     for (const [k, v] of Object.entries(batch)) {
       const n = user.get(k, true);
-      if (isScalar(n)) set(() => mapAt(y, [...path, 'user_config'], file, 'user_config'), `${name}.user_config.${k}`, k, v);
+      if (yaml().isScalar(n)) set(() => mapAt(y, [...path, 'user_config'], file, 'user_config'), `${name}.user_config.${k}`, k, v);
     }
   }
   notes.push(

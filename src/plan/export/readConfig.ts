@@ -1,4 +1,4 @@
-import { parse as parseYaml } from 'yaml';
+import { yaml } from './yamlLib.js';
 import { ScenarioError } from '../../model/errors.js';
 import { RAY_DEFAULT_MAX_ONGOING_REQUESTS, RayServePolicy } from '../../sim/policies/rayServe.js';
 import { TfServingPolicy } from '../../sim/policies/tfServing.js';
@@ -101,7 +101,7 @@ function tfServing(m: TextMessage, file: string, B: number): ConfigSetting {
 /** TorchServe's defaults (ModelManager, RegisterModelRequest): batchSize 1, maxBatchDelay 100 ms. */
 function torchServe(text: string, file: string, B: number, name: string | undefined): ConfigSetting {
   let entry: Record<string, unknown>;
-  let yaml = false;
+  let fromYaml = false;
   const line = text.split(/\r?\n/).find((l) => /^\s*models\s*[=:]/.test(l));
   if (line !== undefined) {
     // config.properties: the models JSON, first model, its default version (else the first).
@@ -109,8 +109,8 @@ function torchServe(text: string, file: string, B: number, name: string | undefi
     const versions = (name === undefined ? undefined : models[name]) ?? Object.values(models)[0] ?? {};
     entry = Object.values(versions).find((v) => v.defaultVersion === true) ?? Object.values(versions)[0] ?? {};
   } else {
-    entry = (parseYaml(text) ?? {}) as Record<string, unknown>;
-    yaml = true;
+    entry = (yaml().parse(text) ?? {}) as Record<string, unknown>;
+    fromYaml = true;
   }
   const int = (k: string): number | undefined => {
     const v = entry[k];
@@ -120,7 +120,7 @@ function torchServe(text: string, file: string, B: number, name: string | undefi
   };
   const notes: string[] = [];
   let delay = int('maxBatchDelay') ?? 100;
-  if (yaml && delay <= 0) {
+  if (fromYaml && delay <= 0) {
     notes.push('maxBatchDelay 0 in model-config.yaml means unset: TorchServe uses 100 ms');
     delay = 100;
   }
@@ -133,7 +133,7 @@ function torchServe(text: string, file: string, B: number, name: string | undefi
 
 /** Ray's defaults: @serve.batch max_batch_size 10, batch_wait_timeout_s 0.01; max_ongoing_requests 5. */
 function rayServe(text: string, file: string, B: number, name: string | undefined): ConfigSetting {
-  let o = (/@serve\.(batch|deployment)\s*\(/.test(text) ? pythonKwargs(text) : (parseYaml(text) ?? {})) as Record<string, unknown>;
+  let o = (/@serve\.(batch|deployment)\s*\(/.test(text) ? pythonKwargs(text) : (yaml().parse(text) ?? {})) as Record<string, unknown>;
   const apps = o.applications as { deployments?: Record<string, unknown>[] }[] | undefined;
   if (Array.isArray(apps)) o = apps.flatMap((a) => a.deployments ?? []).find((d) => name !== undefined && d.name === name) ?? apps[0]?.deployments?.[0] ?? {};
   const user = (o.user_config ?? {}) as Record<string, unknown>;

@@ -3,14 +3,9 @@ import { TfServingPolicy } from '../../sim/policies/tfServing.js';
 import { TorchServePolicy } from '../../sim/policies/torchServe.js';
 import { TritonPolicy } from '../../sim/policies/triton.js';
 import type { SimPolicy } from '../../sim/policies/types.js';
+import type { ExportTarget } from './targetNames.js';
 
-/**
- * The serving systems a policy can be exported to: how each batches (as a simulator
- * policy of one delay), the unit its delay is written in, and its native configuration
- * syntax.
- */
-export type ExportTarget = 'triton' | 'tf-serving' | 'ray-serve' | 'torchserve';
-export const EXPORT_TARGETS: readonly ExportTarget[] = ['triton', 'tf-serving', 'ray-serve', 'torchserve'];
+export { EXPORT_TARGETS, type ExportTarget } from './targetNames.js';
 
 /** One concrete setting: what the search varies (the delay) and what it fixes. */
 export interface BatchingSetting {
@@ -42,6 +37,11 @@ export interface TargetSpec {
 
 const none = (): readonly SettingVariant[] => [{ preferredBatchSizes: [] }];
 
+/**
+ * The serving systems a policy can be exported to: how each batches (as a simulator
+ * policy of one delay), the unit its delay is written in, and its native configuration
+ * syntax.
+ */
 export const TARGETS: Readonly<Record<ExportTarget, TargetSpec>> = {
   triton: {
     label: 'Triton dynamic_batching',

@@ -1,4 +1,5 @@
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
+import type { Document, Node, Pair, YAMLMap } from 'yaml';
+import { yaml } from './yamlLib.js';
 import { ScenarioError } from '../../model/errors.js';
 
 /**
@@ -14,8 +15,8 @@ export interface YamlFile {
 }
 
 export function readYaml(text: string, file: string): YamlFile {
-  const lc = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lc, keepSourceTokens: false });
+  const lc = new (yaml().LineCounter)();
+  const doc = yaml().parseDocument(text, { lineCounter: lc, keepSourceTokens: false });
   const line = (offset: number): number => lc.linePos(offset).line;
   const err = doc.errors[0];
   if (err) throw new ScenarioError(file, `line ${line(err.pos[0])}: ${err.message.split('\n')[0]}`);
@@ -27,23 +28,23 @@ export type YamlPath = readonly (string | number)[];
 /** The map at a path, or a ScenarioError naming the file and line. */
 export function mapAt(y: YamlFile, path: YamlPath, file: string, what: string): YAMLMap {
   const n = path.length === 0 ? y.doc.contents : y.doc.getIn(path, true);
-  if (!isMap(n)) throw new ScenarioError(file, `line ${y.line((n as Node | null)?.range?.[0] ?? 0)}: ${what} must be a map (key: value lines)`);
+  if (!yaml().isMap(n)) throw new ScenarioError(file, `line ${y.line((n as Node | null)?.range?.[0] ?? 0)}: ${what} must be a map (key: value lines)`);
   return n;
 }
 
 export function seqAt(y: YamlFile, path: YamlPath): unknown[] | undefined {
   const n = y.doc.getIn(path, true);
-  return isSeq(n) ? n.items : undefined;
+  return yaml().isSeq(n) ? n.items : undefined;
 }
 
 function pairOf(m: YAMLMap, key: string): Pair | undefined {
-  return m.items.find((p) => (isScalar(p.key) ? p.key.value : p.key) === key);
+  return m.items.find((p) => (yaml().isScalar(p.key) ? p.key.value : p.key) === key);
 }
 
 /** The scalar's source text at map.key, undefined when absent. */
 export function scalarText(y: YamlFile, m: YAMLMap, key: string): string | undefined {
   const v = pairOf(m, key)?.value;
-  return isScalar(v) && v.range ? y.text.slice(v.range[0], v.range[1]) : undefined;
+  return yaml().isScalar(v) && v.range ? y.text.slice(v.range[0], v.range[1]) : undefined;
 }
 
 const lineStart = (text: string, at: number): number => text.lastIndexOf('\n', at - 1) + 1;
@@ -61,7 +62,7 @@ export function setKey(y: YamlFile, m: YAMLMap, key: string, value: string, file
   const pair = pairOf(m, key);
   if (pair) {
     const v = pair.value;
-    if (!isScalar(v) || !v.range) throw new ScenarioError(file, `line ${y.line((pair.key as Node).range?.[0] ?? 0)}: ${key} must be a scalar`);
+    if (!yaml().isScalar(v) || !v.range) throw new ScenarioError(file, `line ${y.line((pair.key as Node).range?.[0] ?? 0)}: ${key} must be a scalar`);
     return text.slice(0, v.range[0]) + value + text.slice(v.range[1]);
   }
   return insertKey(y, m, key, value);

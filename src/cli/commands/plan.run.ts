@@ -1,0 +1,107 @@
+import { validateScenario } from '../../model/validate.js';
+import { planScenario, type PlanResult } from '../../plan/constrained.js';
+import type { Figures } from '../../plan/figures.js';
+import type { Mix } from '../../plan/mix.js';
+import type { PolicyDescription } from '../../solve/result.js';
+import { formatDuration, formatPower } from '../../plan/units.js';
+import { policyDescriptionLines } from '../format.js';
+import { readJsonFile } from '../io.js';
+import { backendOf, planTarget } from '../options.js';
+import { statusLine } from '../progress.js';
+
+/** `batchwise plan`, loaded only when it runs (registration: plan.ts). */
+export interface PlanOptions {
+  latencyTarget?: string;
+  powerBudget?: string;
+  json?: boolean;
+  backend?: string;
+}
+
+export async function runPlan(file: string, o: PlanOptions): Promise<void> {
+  const target = planTarget(o);
+  const scenario = validateScenario(readJsonFile(file));
+  const field = target.kind === 'latency' ? '--latency-target' : '--power-budget';
+  const status = statusLine(process.stderr.isTTY === true, 'plan');
+  const result = await planScenario(scenario, target, { backend: backendOf(o), targetField: field, onProgress: status.set }).finally(status.stop);
+  process.stdout.write(o.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatPlan(result, scenario.params.maxBatchSize).join('\n')}\n`);
+}
+
+export function figuresLine(f: Figures): string {
+  return (
+    `E[R] ${formatDuration(f.meanResponseTime)}, E[P] ${formatPower(f.meanPower)}, ` +
+    `utilisation ${(f.utilization * 100).toFixed(2)} %, mean batch ${f.meanBatchSize.toFixed(3)}`
+  );
+}
+
+function actionText(a: number): string {
+  return a === 0 ? 'wait' : `serve ${a}`;
+}
+
+function policyLines(p: PolicyDescription, B: number, indent: string): string[] {
+  return policyDescriptionLines(p, B).map((l) => `${indent}${l}`);
+}
+
+/** Where a mix tosses its coin: a queue length, and the arrival phase under bursty arrivals. */
+function coinState(m: Mix, phased: boolean): string {
+  return phased ? `the queue length is ${m.state} in arrival phase ${m.phase}` : `the queue length is ${m.state}`;
+}
+
+export function formatPlan(r: PlanResult, B: number): string[] {
+  const goal =
+    r.target.kind === 'latency'
+      ? `Latency target ${formatDuration(r.target.seconds)}: least mean power ${formatPower(r.optimum.meanPower)}`
+      : `Power budget ${formatPower(r.target.watts)}: least mean response time ${formatDuration(r.optimum.meanResponseTime)}`;
+  const out = [`${goal} (${r.status === 'binding' ? 'on the target: a randomised mix of two policies' : 'the target is slack'})`];
+  if (r.status === 'slack') {
+    out.push(
+      r.target.kind === 'latency'
+        ? '  The least-power policy already meets the target:'
+        : '  The least-latency policy already stays within the budget:',
+      ...policyLines(r.deterministic.policy, B, '    '),
+      `    ${figuresLine(r.deterministic)}`,
+    );
+  }
+  const m = r.mix;
+  const phased = r.deterministic.policy.phases !== undefined;
+  if (m) {
+    const [a1, a2] = m.actions;
+    const at = coinState(m, phased);
+    out.push(
+      m.kind === 'single-state'
+        ? `  The two policies differ only where ${at}: there, ${actionText(a1)} with probability ${m.probability.toFixed(6)}, else ${actionText(a2)}.`
+        : `  Each time ${at}, follow policy A with probability ${m.probability.toFixed(6)} until that state recurs, else policy B.`,
+      `  Time (and request) share under A: ${m.timeShare.toFixed(6)}; mean time between visits to that state: A ${formatDuration(m.cycleTimes[0])}, B ${formatDuration(m.cycleTimes[1])}`,
+      `  Mix (exact): ${figuresLine(m.figures)}`,
+      '  Policy A:',
+      ...policyLines(m.first.policy, B, '    '),
+      `    ${figuresLine(m.first)}`,
+      '  Policy B:',
+      ...policyLines(m.second.policy, B, '    '),
+      `    ${figuresLine(m.second)}`,
+      '  Best deterministic policy meeting the target:',
+      ...policyLines(r.deterministic.policy, B, '    '),
+      `    ${figuresLine(r.deterministic)}`,
+    );
+  }
+  const v = r.vertexMix;
+  if (v && m && (v.state !== m.state || v.phase !== m.phase || v.kind !== m.kind)) {
+    out.push(
+      `  Or alternate the two frontier vertices below: each time ${coinState(v, phased)}, follow the first with probability ` +
+        `${v.probability.toFixed(6)} until that state recurs, else the second (time share ${v.timeShare.toFixed(6)}; E[P] ${formatPower(v.figures.meanPower)}, E[R] ${formatDuration(v.figures.meanResponseTime)}).`,
+    );
+  }
+  if (r.bracket) {
+    const b = r.bracket;
+    out.push(
+      `  Adjacent frontier vertices: ${formatDuration(b.lower.meanResponseTime)} / ${formatPower(b.lower.meanPower)} and ` +
+        `${formatDuration(b.upper.meanResponseTime)} / ${formatPower(b.upper.meanPower)}, tied at ${(b.weight / 1e3).toPrecision(6)} W per ms of latency`,
+    );
+  }
+  const pb = r.limits.powerBound;
+  out.push(
+    `  Limits: least achievable E[R] ${formatDuration(r.limits.minLatency)}; least E[P] ${formatPower(pb.infimum)} ` +
+      (pb.attained ? `(batches of ${pb.batchSizes[0]})` : '(approached only as latency grows without bound)'),
+    `  Solves: ${r.solves}`,
+  );
+  return out;
+}

@@ -1,0 +1,58 @@
+import { writeFileSync } from 'node:fs';
+import type { Backend } from '../../model/scenario.js';
+import { validateScenario } from '../../model/validate.js';
+import { isClassesInput } from '../../model/classes/validate.js';
+import { ScenarioError } from '../../model/errors.js';
+import { solveScenario } from '../../solve/solveScenario.js';
+import type { SolverProgress } from '../../solve/types.js';
+import { formatSolve } from '../format.js';
+import { readJsonFile } from '../io.js';
+import { solveRemote, type RemoteOptions } from '../remote.js';
+import { statusLine, type StatusLine } from '../progress.js';
+
+/** `batchwise solve`, loaded only when it runs (registration: solve.ts). */
+export type SolveOptions = { json?: boolean; backend?: string; svg?: string } & RemoteOptions;
+
+/** The solver's progress as the status line's step (redrawn every second even between reports). */
+function progressStep(status: StatusLine): (p: SolverProgress) => void {
+  return (p) => {
+    const gap = (p.upper - p.lower) / Math.abs(p.lower);
+    status.set(`S = ${p.maxQueue}, iteration ${p.iteration}, relative gap ${gap.toExponential(2)}`);
+  };
+}
+
+export async function runSolve(file: string, o: SolveOptions): Promise<void> {
+  const json = readJsonFile(file);
+  if (isClassesInput(json)) return solveClassesCommand(json, o);
+  const scenario = validateScenario(json);
+  const showProgress = !o.json && process.stderr.isTTY === true;
+  const status = statusLine(showProgress && !o.server, 'solve');
+  const result = o.server
+    ? (await solveRemote({ ...o, server: o.server }, withBackend(json, o.backend), showProgress)).result
+    : await solveScenario(scenario, {
+        backend: o.backend ? (o.backend.toUpperCase() as Backend) : undefined,
+        onProgress: showProgress ? progressStep(status) : undefined,
+      }).finally(status.stop);
+  if (showProgress && o.server) process.stderr.write('\r\x1b[K');
+  // Loaded only with --svg: the chart code is under src/plan, which a plain solve does not need.
+  if (o.svg) writeFileSync(o.svg, (await import('../../plan/svg/policyChart.js')).renderPolicySvg({ ...result.policy, maxBatchSize: scenario.params.maxBatchSize }));
+  process.stdout.write(o.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatSolve(result, scenario.params.maxBatchSize)}\n`);
+}
+
+/** `--backend` for a remote solve: the scenario's own solver.backend, overridden. */
+function withBackend(json: unknown, backend: string | undefined): unknown {
+  if (!backend || typeof json !== 'object' || json === null) return json;
+  const s = json as { solver?: object };
+  return { ...s, solver: { ...s.solver, backend: backend.toUpperCase() } };
+}
+
+/** A scenario with `classes` (docs/model.md §10): solved here on the CPU (the gRPC service takes them in a later phase). */
+async function solveClassesCommand(json: unknown, o: SolveOptions): Promise<void> {
+  if (o.server) throw new ScenarioError('classes', 'multi-class scenarios are solved locally for now; drop --server');
+  if (o.svg) throw new ScenarioError('classes', '--svg draws single-class policies only for now');
+  const withBackendSet = withBackend(json, o.backend);
+  // Loaded only for a multi-class scenario: a single-class solve does not need the joint model.
+  const [{ solveClassesScenario }, { formatClassesSolve }] = await Promise.all([import('../../solve/classes/solveClasses.js'), import('../classesFormat.js')]);
+  const result = await solveClassesScenario(withBackendSet);
+  process.stdout.write(o.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatClassesSolve(result)}\n`);
+}
