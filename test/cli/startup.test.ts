@@ -32,6 +32,8 @@ const REGISTRATION = new Set([
   // Choice lists that the help prints, apart from the code that uses them (they import nothing).
   'plan/export/targetNames.ts',
   'fleet/routerNames.ts',
+  // Options that evaluate and simulate share (registration only).
+  'cli/commands/configOptions.ts',
 ]);
 const isRegistration = (m: string): boolean => REGISTRATION.has(m) || /^cli\/commands\/[a-z]+\.ts$/.test(m);
 

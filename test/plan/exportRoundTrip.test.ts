@@ -112,4 +112,21 @@ describe('evaluate --from-config: a configuration against the optimum in simulat
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/max_ongoing_requests=5 is unstable: for long queues it serves batches of 5, which clear at most 5\/l\(5\) = 1918\.35/);
   });
+
+  it('simulate --from-config runs the same round trip as evaluate --from-config, and refuses --policy or --trace beside it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'batchwise-roundtrip-'));
+    const scen = join(dir, 's.json');
+    const conf = join(dir, 'config.pbtxt');
+    writeFileSync(scen, JSON.stringify(scenario));
+    writeFileSync(conf, renderSetting({ target: 'triton', maxBatchSize: 32, delay: 0.006957, preferredBatchSizes: range(11, 32) }, ctx));
+    const args = [scen, '--from-config', conf, '--to', 'triton', '--requests', '20000', '--seed', '5', '--json'];
+    const sim = await runCli('simulate', ...args);
+    const ev = await runCli('evaluate', ...args);
+    expect(sim.code).toBe(0);
+    expect(JSON.parse(sim.out)).toEqual(JSON.parse(ev.out));
+    expect(JSON.parse(sim.out).exported.requests).toBeGreaterThanOrEqual(20_000);
+    const both = await runCli('simulate', ...args, '--policy', 'greedy');
+    expect(both.code).toBe(2);
+    expect(both.err).toMatch(/--policy: give either --policy or --from-config, not both/);
+  });
 });

@@ -8,6 +8,7 @@ import type { SimulationResult } from '../../sim/result.js';
 import { simulate } from '../../sim/simulate.js';
 import { parseTrace } from '../../sim/trace.js';
 import { solveScenario } from '../../solve/solveScenario.js';
+import type { ExportTarget } from '../../plan/export/targetNames.js';
 import { readJsonFile } from '../io.js';
 import { progressBar } from '../progress.js';
 import { policyOf } from '../../solve/result.js';
@@ -21,6 +22,9 @@ export interface SimulateOptions {
   trace?: string;
   traceColumn: string;
   json?: boolean;
+  fromConfig?: string;
+  to?: ExportTarget;
+  modelName?: string;
 }
 
 /** The solver's optimal policy of a scenario, as a table (beyond it: serve min(s, B)); per phase for bursty scenarios (docs/model.md §7). */
@@ -55,6 +59,13 @@ export function formatSimulation(r: SimulationResult): string {
 }
 
 export async function runSimulate(file: string, o: SimulateOptions): Promise<void> {
+  if (o.fromConfig !== undefined) {
+    // A deployed setting simulated against the optimum: the same round trip as evaluate --from-config.
+    if (o.policy !== 'optimal') throw new ScenarioError('--policy', 'give either --policy or --from-config, not both');
+    if (o.trace !== undefined) throw new ScenarioError('--trace', '--from-config simulates Poisson or MMPP arrivals from the scenario, not a trace');
+    const { runEvaluate } = await import('./evaluate.run.js');
+    return runEvaluate(file, { fromConfig: o.fromConfig, to: o.to, requests: o.requests, seed: o.seed, modelName: o.modelName, json: o.json });
+  }
   const scenario = validateScenario(readJsonFile(file));
   const spec = parseSimPolicySpec(o.policy, scenario.params.maxBatchSize, '--policy');
   const optimal = spec.kind === 'optimal' ? await optimalPolicy(scenario) : undefined;

@@ -1,4 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
+import { addConfigOptions } from './configOptions.js';
 import type { SimulateOptions } from './simulate.run.js';
 
 export const POLICY_HELP =
@@ -14,7 +15,7 @@ export function positiveInt(what: string): (v: string) => number {
 }
 
 export function registerSimulate(program: Command): void {
-  program
+  const cmd = program
     .command('simulate')
     .description('simulate a batching policy in continuous time (means with 95 % CIs, percentiles, power)')
     .argument('<scenario>', 'scenario JSON file')
@@ -24,7 +25,9 @@ export function registerSimulate(program: Command): void {
     .option('--warmup <n>', 'requests served before measuring (default 1 % of the run, at least 1000)', positiveInt('--warmup'))
     .option('--trace <file>', 'replay arrival timestamps (seconds): one per line, or CSV with a timestamp column')
     .option('--trace-column <name>', 'CSV column of the timestamps', 'timestamp')
-    .option('--json', 'print the result as JSON')
+    .option('--json', 'print the result as JSON');
+  // With --from-config: the setting a serving system runs, against the optimum (the round trip of `evaluate --from-config`).
+  addConfigOptions(cmd)
     // The simulator loads only when the command runs (simulate.run.ts).
     .action(async (file: string, o: SimulateOptions) => (await import('./simulate.run.js')).runSimulate(file, o));
 }
