@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Scenario } from '../../src/model/scenario.js';
 import { solveScenario } from '../../src/solve/solveScenario.js';
+import { bruteForceOptimum } from '../helpers/bruteForce.js';
 import { denseAverageCost, type TinyScenario } from '../helpers/denseEval.js';
 
 /**
@@ -78,37 +79,12 @@ const CASES: Case[] = [
   makeCase('at most 3 held, B = 5', { lambda: 400, B: 5, perItem: 0.0008, base: 0.004, law: 'det', wPow: 2e-4, S: 6, cap: 3 }),
 ];
 
-function* allPolicies(S: number, serves: (s: number) => number[]): Generator<number[]> {
-  const a = new Array<number>(S + 1).fill(0);
-  function* rec(s: number): Generator<number[]> {
-    if (s > S) {
-      yield a.slice();
-      return;
-    }
-    for (const act of [0, ...serves(s)]) {
-      a[s] = act;
-      yield* rec(s + 1);
-    }
-  }
-  yield* rec(1);
-}
-
 describe('restricted solves against brute force over the policies the restriction permits', () => {
   for (const c of CASES) {
     it(c.name, async () => {
       const past = (s: number): number => Math.min(s, c.top);
       expect(c.tiny.lambda * c.tiny.l(c.top)).toBeLessThan(c.top);
-      let best = Infinity;
-      let bestPolicy: number[] = [];
-      let count = 0;
-      for (const p of allPolicies(c.S, c.serves)) {
-        const g = denseAverageCost(c.tiny, (s) => (s <= c.S ? p[s] : past(s)));
-        count++;
-        if (g < best) {
-          best = g;
-          bestPolicy = p;
-        }
-      }
+      const { best, bestPolicy, count } = bruteForceOptimum(c.tiny, c.S, (s) => [0, ...c.serves(s)], past);
       expect(count).toBeGreaterThan(20);
       const r = await solveScenario(c.scenario);
       const actions = Array.from(r.policy.actions);
