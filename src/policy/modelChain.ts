@@ -44,7 +44,7 @@ export function evaluateOnModel(model: CompiledModel, policy: Int32Array, ref?: 
   // stationary distribution is accurate from any reference. So solve from the hint (a
   // previous, similar policy's mode) and solve again from this policy's mode if the hint
   // turns out to be rare here.
-  let sol = solveChain(ch, { ref: ref ?? 0, refine: REFINE_ROUNDS, reuse: sharedWith(previous, model, policy), signal });
+  let sol = solveChain(ch, { ref: ref ?? 0, refine: REFINE_ROUNDS, reuse: shared, signal });
   if (!(sol.stationary[sol.ref] >= LIKELY * sol.stationary[sol.mode])) {
     sol = solveChain(ch, { ref: sol.mode, refine: REFINE_ROUNDS, reuse: { from: sol.factor, top: 0 }, signal });
   }
