@@ -1,0 +1,182 @@
+import type { CompiledModel } from '../model/compile.js';
+import { actionAt, type Policy } from '../policy/policy.js';
+
+/**
+ * The remaining time of a tagged request under deterministic service, from an epoch with k requests
+ * ahead of it and m behind (level k + 1 + m), as an exact finite mixture Σ c·(D + Erlang(n, λ)):
+ * D the sum of the batch times still to come (its own batch included), n the arrivals it waits for
+ * while the server idles. docs/model.md §9:
+ *   wait (a = 0):  C(k, m) = Exp(λ) + C(k, m + 1)            → every term n + 1
+ *   serve a > k:   C(k, m) = l(a)                             → one term (l(a), 0)
+ *   serve a ≤ k:   C(k, m) = l(a) + Σ_K P(K_a = K)·C(k − a, m + K)
+ * m is capped at mCap: from level mCap + 1 ≥ max(L_pure, B_tail) on, every epoch serves B_tail
+ * (L_pure = the level from which the policy is "serve min(s, B_tail)"), m never falls before the
+ * tagged batch starts, so the time no longer depends on m: C(k, m ≥ mCap) = (⌊k/B⌋ + 1)·l(B).
+ * The arrival-count law's truncated tail lands in mCap too, so no mass is lost there.
+ */
+export interface Continuation {
+  readonly kMax: number;
+  readonly mCap: number;
+  /** Distinct shifts D, seconds (terms refer to them by index). */
+  readonly shifts: Float64Array;
+  /** Terms of state (k, m) at index k·(mCap + 1) + m: [start, end) into the flat arrays. */
+  readonly start: Int32Array;
+  readonly end: Int32Array;
+  readonly shift: Int32Array;
+  readonly waits: Int32Array;
+  readonly coef: Float64Array;
+  /**
+   * Per state, a bound on the total-variation distance between its terms and the exact law: the
+   * coefficients pruned below `pruneBelow` there plus the children's bounds, weighted as they are reached.
+   */
+  readonly tv: Float64Array;
+}
+
+/** Waits per term are < 2^12 (levels where the policy waits are below mCap ≤ 4095). */
+export const WAIT_RADIX = 4096;
+
+export function pureFrom(policy: Policy): number {
+  let last = -1;
+  for (let s = 0; s < policy.actions.length; s++) if (policy.actions[s] !== Math.min(s, policy.tailBatch)) last = s;
+  return last + 1;
+}
+
+export function continuation(model: CompiledModel, policy: Policy, kMax: number, pruneBelow = 1e-19): Continuation {
+  const l = model.params.meanService;
+  const bt = policy.tailBatch;
+  const mCap = Math.max(pureFrom(policy), bt) - 1;
+  if (mCap + 1 >= WAIT_RADIX) throw new RangeError(`policy deviates from min(s, B) up to level ${mCap}: above the ${WAIT_RADIX - 1} this method supports`);
+  const W = mCap + 1;
+  const states = (kMax + 1) * W;
+  const start = new Int32Array(states);
+  const end = new Int32Array(states);
+  // Shifts: interned by value (sums reached in different orders differ by rounding only).
+  const quantum = 1e-11 * Math.min(...Array.from({ length: model.B }, (_, i) => l[i + 1]));
+  const byKey = new Map<number, number>();
+  const shifts: number[] = [];
+  const intern = (D: number): number => {
+    const key = Math.round(D / quantum);
+    let id = byKey.get(key);
+    if (id === undefined) {
+      id = shifts.length;
+      shifts.push(D);
+      byKey.set(key, id);
+    }
+    return id;
+  };
+  const B1 = model.B + 1;
+  let plus = new Int32Array(1024 * B1).fill(-1);
+  const shifted = (id: number, a: number): number => {
+    if ((id + 1) * B1 > plus.length) {
+      const p2 = new Int32Array(Math.max(plus.length * 2, (id + 1) * B1)).fill(-1);
+      p2.set(plus);
+      plus = p2;
+    }
+    let out = plus[id * B1 + a];
+    if (out < 0) plus[id * B1 + a] = out = intern(shifts[id] + l[a]);
+    return out;
+  };
+  let cap = 1 << 16;
+  let shift = new Int32Array(cap);
+  let waits = new Int32Array(cap);
+  let coef = new Float64Array(cap);
+  let used = 0;
+  const push = (id: number, n: number, c: number): void => {
+    if (used === cap) {
+      cap *= 2;
+      const s2 = new Int32Array(cap);
+      s2.set(shift);
+      shift = s2;
+      const w2 = new Int32Array(cap);
+      w2.set(waits);
+      waits = w2;
+      const c2 = new Float64Array(cap);
+      c2.set(coef);
+      coef = c2;
+    }
+    shift[used] = id;
+    waits[used] = n;
+    coef[used] = c;
+    used++;
+  };
+  // Dense accumulator over (shift, waits): waits < NW, the levels where the policy waits bound them.
+  let waitLevels = 0;
+  for (let s = 0; s <= mCap + kMax + 1; s++) if (actionAt(policy, s) === 0) waitLevels++;
+  const NW = waitLevels + 1;
+  let accC = new Float64Array(512 * NW);
+  let accSeen = new Uint8Array(512 * NW);
+  const touched: number[] = [];
+  const tv = new Float64Array(states);
+  for (let k = 0; k <= kMax; k++) {
+    for (let m = mCap; m >= 0; m--) {
+      const i = k * W + m;
+      const a = actionAt(policy, k + 1 + m);
+      start[i] = used;
+      if (a === 0) {
+        const from = i + 1; // m < mCap here: at mCap the level is ≥ L_pure, which serves
+        for (let t = start[from]; t < end[from]; t++) push(shift[t], waits[t] + 1, coef[t]);
+        tv[i] = tv[from];
+      } else if (a > k) {
+        push(intern(l[a]), 0, 1);
+      } else {
+        touched.length = 0;
+        const off = model.pmfOffset[a];
+        const st = model.pmfStart[a];
+        const len = model.pmfLength[a];
+        const row = (k - a) * W;
+        let capMass = 1;
+        let bound = 0;
+        const add = (src: number, p: number): void => {
+          bound += p * tv[src];
+          for (let t = start[src]; t < end[src]; t++) {
+            const key = shifted(shift[t], a) * NW + waits[t];
+            if (key >= accC.length) {
+              const c2 = new Float64Array(Math.max(2 * accC.length, key + 1));
+              c2.set(accC);
+              accC = c2;
+              const s2 = new Uint8Array(c2.length);
+              s2.set(accSeen);
+              accSeen = s2;
+            }
+            if (accSeen[key] === 0) {
+              accSeen[key] = 1;
+              touched.push(key);
+            }
+            accC[key] += p * coef[t];
+          }
+        };
+        for (let q = 0; q < len; q++) {
+          const K = off + q;
+          if (m + K >= mCap) break;
+          const p = model.pmf[st + q];
+          capMass -= p;
+          if (p > 0) add(row + m + K, p);
+        }
+        if (capMass > 0) add(row + mCap, capMass);
+        for (const key of touched) {
+          const c = accC[key];
+          accC[key] = 0;
+          accSeen[key] = 0;
+          if (Math.abs(c) < pruneBelow) {
+            bound += Math.abs(c);
+            continue;
+          }
+          push(Math.floor(key / NW), key % NW, c);
+        }
+        tv[i] = bound;
+      }
+      end[i] = used;
+    }
+  }
+  return {
+    kMax,
+    mCap,
+    shifts: Float64Array.from(shifts),
+    start,
+    end,
+    shift: shift.subarray(0, used),
+    waits: waits.subarray(0, used),
+    coef: coef.subarray(0, used),
+    tv,
+  };
+}

@@ -1,0 +1,86 @@
+import type { ResponseTimeLaw } from './law.js';
+
+export interface LatencyPercentiles {
+  readonly p50: number;
+  readonly p90: number;
+  readonly p95: number;
+  readonly p99: number;
+  readonly p999: number;
+}
+
+export const PERCENTILE_LEVELS: readonly (keyof LatencyPercentiles)[] = ['p50', 'p90', 'p95', 'p99', 'p999'];
+export const PERCENTILE_PROBABILITIES: readonly number[] = [0.5, 0.9, 0.95, 0.99, 0.999];
+
+export interface PercentileSearch {
+  readonly percentiles: LatencyPercentiles;
+  /**
+   * Largest relative uncertainty in t over the five: the bracket the search stopped at, widened by
+   * the CDF's error bound over the density there (0 for a percentile that sits on an atom).
+   */
+  readonly relative: number;
+  readonly evaluations: number;
+}
+
+/**
+ * Smallest t with F(t) ≥ p, to `tol` relative: Newton steps from the side below (F is increasing, so
+ * they keep a bracket [lo, hi] with F(lo) < p ≤ F(hi)); bisection when a step leaves the bracket.
+ * At a jump (an atom) it converges on the jump.
+ */
+export function quantile(law: ResponseTimeLaw, p: number, from: number, tol = 1e-9): { t: number; relative: number; evaluations: number } {
+  let evaluations = 0;
+  const at = (t: number): { F: number; f: number } => {
+    evaluations++;
+    return { F: law.cdf(t), f: law.density(t) };
+  };
+  let lo = from;
+  let hi = Infinity;
+  let t = from > 0 ? from : Math.max(law.mean, 1e-12) * 0.5;
+  let v = at(t);
+  if (v.F >= p) {
+    hi = t;
+    lo = from > 0 ? from : 0;
+  } else lo = t;
+  for (let it = 0; it < 200; it++) {
+    if (Number.isFinite(hi) && hi - lo <= tol * hi) break;
+    let next = v.f > 0 ? t + (p - v.F) / v.f : NaN;
+    if (!Number.isFinite(hi)) {
+      // no upper end yet: Newton's step, at most doubling
+      if (!(next > t)) next = 2 * t;
+      next = Math.min(next, 2 * t);
+    } else if (!(next > lo && next < hi)) next = (lo + hi) / 2;
+    t = next;
+    v = at(t);
+    if (v.F >= p) hi = t;
+    else lo = t;
+    if (Math.abs(v.F - p) < 1e-15) {
+      lo = hi = t;
+      break;
+    }
+    if (!Number.isFinite(t)) throw new RangeError(`no t with P(R ≤ t) ≥ ${p}`);
+  }
+  if (!Number.isFinite(hi)) throw new RangeError(`no t with P(R ≤ t) ≥ ${p} found`);
+  const width = Math.min(1, (hi - lo) / hi);
+  if (lo === hi) lo = hi * (1 - 1e-12);
+  // On a jump (an atom) that straddles p by more than the error, t is exact up to the bracket;
+  // elsewhere the CDF's error moves t by at most error/density (to first order).
+  const err = law.cdfError;
+  const below = at(lo);
+  const top = at(hi);
+  if (below.F < p - err && top.F >= p + err) return { t: hi, relative: width, evaluations };
+  return { t: hi, relative: Math.max(width, top.f > 0 ? err / (top.f * hi) : 1), evaluations };
+}
+
+export function percentilesOf(law: ResponseTimeLaw, tol = 1e-9): PercentileSearch {
+  const out = {} as Record<keyof LatencyPercentiles, number>;
+  let relative = 0;
+  let evaluations = 0;
+  let from = 0;
+  for (let q = 0; q < PERCENTILE_LEVELS.length; q++) {
+    const r = quantile(law, PERCENTILE_PROBABILITIES[q], from, tol);
+    out[PERCENTILE_LEVELS[q]] = r.t;
+    relative = Math.max(relative, r.relative);
+    evaluations += r.evaluations;
+    from = r.t;
+  }
+  return { percentiles: out, relative, evaluations };
+}

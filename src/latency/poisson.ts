@@ -1,0 +1,66 @@
+import { logGamma } from '../sim/stats.js';
+
+const logFact: number[] = [0];
+/** ln n! (cached: the Erlang orders here are small integers). */
+export function logFactorial(n: number): number {
+  if (n > 1e5) return logGamma(n + 1);
+  while (logFact.length <= n) logFact.push(logFact[logFact.length - 1] + Math.log(logFact.length));
+  return logFact[n];
+}
+
+/**
+ * Poisson probabilities e^(−μ)μ^i/i! for i = 0..out.length − 1, from the mode outward (a plain
+ * recurrence from e^(−μ) underflows once μ passes ~745).
+ */
+export function poissonRow(mu: number, out: Float64Array): Float64Array {
+  const n = out.length;
+  out.fill(0);
+  if (n === 0) return out;
+  if (!(mu > 0)) {
+    out[0] = 1;
+    return out;
+  }
+  const mode = Math.min(n - 1, Math.floor(mu));
+  const at = Math.exp(-mu + mode * Math.log(mu) - logGamma(mode + 1));
+  out[mode] = at;
+  let v = at;
+  for (let i = mode + 1; i < n && v > 0; i++) out[i] = v = (v * mu) / i;
+  v = at;
+  for (let i = mode - 1; i >= 0 && v > 0; i--) out[i] = v = (v * (i + 1)) / mu;
+  return out;
+}
+
+/** Smallest n with P(Poisson(μ) > n) < eps (a safe upper index for a row). */
+export function poissonUpper(mu: number, eps = 1e-17): number {
+  return Math.ceil(mu + 10 * Math.sqrt(mu) + 8 * Math.log10(1 / eps) * 0.5 + 10);
+}
+
+/**
+ * P(Erlang(n, λ) ≤ u) = P(Poisson(x) ≥ n) with x = λu: 1 for n = 0 (an atom), 0 for u ≤ 0 and n ≥ 1.
+ * Summed over the smaller side of the Poisson law so that neither side loses digits to cancellation.
+ */
+export function erlangCdf(n: number, x: number): number {
+  if (n <= 0) return 1;
+  if (!(x > 0)) return 0;
+  if (n === 1) return -Math.expm1(-x);
+  // term i of the Poisson pmf, from i = n − 1 (below) or i = n (above), walked away from the mode
+  if (n - 1 < x) {
+    // P(Pois ≤ n − 1) is the small side
+    let term = Math.exp(-x + (n - 1) * Math.log(x) - logFactorial(n - 1));
+    let sum = 0;
+    for (let i = n - 1; i >= 0; i--) {
+      sum += term;
+      if (term < sum * 1e-17) break;
+      term = (term * i) / x;
+    }
+    return 1 - sum;
+  }
+  let term = Math.exp(-x + n * Math.log(x) - logFactorial(n));
+  let sum = 0;
+  for (let i = n; ; i++) {
+    sum += term;
+    term = (term * x) / (i + 1);
+    if (term < sum * 1e-17) break;
+  }
+  return sum;
+}
