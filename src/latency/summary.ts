@@ -1,7 +1,7 @@
 import { compileModel, MIN_MAX_QUEUE, type CompiledModel } from '../model/compile.js';
 import { LimitError } from '../model/errors.js';
 import type { ModelParams } from '../model/scenario.js';
-import type { DetailedEvaluation } from '../policy/evaluate.js';
+import { evaluatePolicy, type DetailedEvaluation } from '../policy/evaluate.js';
 import { actionAt, type Policy } from '../policy/policy.js';
 import { responseTimeDistribution, type LatencyPercentiles } from './distribution.js';
 
@@ -81,4 +81,20 @@ export function latencyOfEvaluation(p: ModelParams, policy: Policy, ev: Detailed
     throw e;
   }
   return latencyFigures(model, policy, ev);
+}
+
+/**
+ * The figures of a policy solved at S, recomputed as the solve computes them (its evaluation
+ * extends past S, its model is compiled at S): what the service fills in for a result that was
+ * solved or cached without them.
+ */
+export function latencyOfSolved(p: ModelParams, policy: Policy, S: number, signal?: AbortSignal): LatencyOutcome {
+  let model: CompiledModel;
+  try {
+    model = compileModel(p, S);
+  } catch (e) {
+    if (e instanceof LimitError) return { latencyUnavailable: e.message };
+    throw e;
+  }
+  return latencyFigures(model, policy, evaluatePolicy(p, policy, { signal, minLevels: S + 1 }));
 }
