@@ -47,9 +47,19 @@ export function policyDescriptionLines(d: PolicyDescription, B: number): string[
 function figures(r: EvaluationResult): string[] {
   return [
     `  mean response time  ${ms(r.meanResponseTime)}`,
+    ...percentileLines(r),
     `  mean power          ${r.meanPower.toFixed(4)} W`,
     `  throughput          ${r.throughput.toFixed(2)} /s   utilisation ${(r.utilization * 100).toFixed(2)} %   mean batch ${r.meanBatchSize.toFixed(3)}`,
   ];
+}
+
+/** The percentiles line, or why there are none; nothing when they were skipped. */
+export function percentileLines(r: Pick<EvaluationResult, 'latency' | 'latencyUnavailable'>): string[] {
+  const l = r.latency;
+  if (!l) return r.latencyUnavailable === undefined ? [] : [`  response time       percentiles unavailable: ${r.latencyUnavailable}`];
+  const at = (name: string, s: number): string => `${name} ${(s * 1e3).toPrecision(3)} ms`;
+  const q = [at('p50', l.p50), at('p90', l.p90), at('p95', l.p95), at('p99', l.p99), at('p99.9', l.p999)].join('  ');
+  return [`  response time       ${q}  (±${l.accuracy.percentileRelative.toPrecision(1)} relative)`];
 }
 
 /** What each way of stopping short of convergence means for the figures above it. */

@@ -76,10 +76,11 @@ export function cancelOnSigint(): { signal: AbortSignal; dispose(): void } {
 }
 
 /** `solve --server`: streams progress to stderr (on a terminal) and returns the server's result. */
-export async function solveRemote(o: RemoteOptions & { server: string }, scenario: unknown, showProgress: boolean) {
+export async function solveRemote(o: RemoteOptions & { server: string }, scenario: unknown, showProgress: boolean, skipPercentiles = false) {
   return withClient(o, (client, signal) =>
     client.solve(scenario, {
       signal,
+      skipPercentiles,
       onProgress: showProgress
         ? (p) => {
             const gap = (p.averageCostUpper - p.averageCostLower) / Math.abs(p.averageCostLower);
@@ -91,6 +92,6 @@ export async function solveRemote(o: RemoteOptions & { server: string }, scenari
 }
 
 /** `evaluate --server`. */
-export async function evaluateRemote(o: RemoteOptions & { server: string }, scenario: unknown, policy: string) {
-  return withClient(o, (client, signal) => client.evaluate(scenario, policy, { signal }));
+export async function evaluateRemote(o: RemoteOptions & { server: string }, scenario: unknown, policy: string, skipPercentiles = false) {
+  return withClient(o, (client, signal) => client.evaluate(scenario, policy, { signal, skipPercentiles }));
 }

@@ -12,6 +12,11 @@ const COLUMNS = [
   'isControlLimit',
   'meanResponseTimeMs',
   'meanPowerW',
+  'p50_ms',
+  'p90_ms',
+  'p95_ms',
+  'p99_ms',
+  'p999_ms',
   'maxQueue',
   'iterations',
   'warmStarted',
@@ -36,6 +41,12 @@ function row(r: ScenarioResult, precise: boolean): Row {
     isControlLimit: x ? String(x.policy.isControlLimit) : '',
     meanResponseTimeMs: x ? num(x.meanResponseTime * 1e3, 7) : '',
     meanPowerW: x ? num(x.meanPower, 7) : '',
+    // Empty when skipped or unavailable (the reason is in --format jsonl).
+    p50_ms: x?.latency ? num(x.latency.p50 * 1e3, 4) : '',
+    p90_ms: x?.latency ? num(x.latency.p90 * 1e3, 4) : '',
+    p95_ms: x?.latency ? num(x.latency.p95 * 1e3, 4) : '',
+    p99_ms: x?.latency ? num(x.latency.p99 * 1e3, 4) : '',
+    p999_ms: x?.latency ? num(x.latency.p999 * 1e3, 4) : '',
     maxQueue: x ? String(x.solver.maxQueue) : '',
     iterations: x ? String(x.solver.totalIterations) : '',
     warmStarted: x ? String(r.warmStarted) : '',
@@ -63,7 +74,9 @@ export function formatCsv(results: readonly ScenarioResult[]): string {
 export function formatTable(results: readonly ScenarioResult[]): string {
   const rows = [...results].sort(byIndex).map((r) => row(r, false));
   const head: Row = Object.fromEntries(COLUMNS.map((c) => [c, c])) as Row;
-  const shown = COLUMNS.filter((c) => c !== 'error' && c !== 'isControlLimit');
+  // Of the percentiles the table keeps p99 only (CSV has all five), to stay readable on a terminal.
+  const hidden = new Set<string>(['error', 'isControlLimit', 'p50_ms', 'p90_ms', 'p95_ms', 'p999_ms']);
+  const shown = COLUMNS.filter((c) => !hidden.has(c));
   const width = Object.fromEntries(shown.map((c) => [c, Math.max(c.length, ...rows.map((r) => r[c].length))])) as Record<string, number>;
   const line = (r: Row): string => [...shown.map((c) => r[c].padStart(width[c])), r.error].join('  ').trimEnd();
   return `${[line({ ...head, error: '' }), ...rows.map(line)].join('\n')}\n`;

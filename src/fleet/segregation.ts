@@ -91,7 +91,7 @@ export async function solveGroup(f: FleetParams, k: number, c: number, nc: numbe
     if (e instanceof ScenarioError && e.field === 'arrivalRate') return null; // beyond this kind's capacity
     throw e;
   }
-  const r = await solveScenario(scenario, { signal });
+  const r = await solveScenario(scenario, { signal, percentiles: false });
   return {
     kind: k,
     cls: c,

@@ -69,11 +69,12 @@ export class WeightSolver {
       signal: this.opts.signal,
       backend: this.opts.backend,
       initialMaxQueue: this.nearest(mu),
+      percentiles: false,
     });
     this.solves++;
     if (sol.result.solver.stopReason !== 'converged') {
       // Without the hint the solver starts from its own S; a second refusal is an error.
-      sol = await solveScenarioDetailed(scenario, { signal: this.opts.signal, backend: this.opts.backend });
+      sol = await solveScenarioDetailed(scenario, { signal: this.opts.signal, backend: this.opts.backend, percentiles: false });
       this.solves++;
       if (sol.result.solver.stopReason !== 'converged') {
         throw new LimitError('solver.maxIterations', `the solve at Lagrange weight ${mu} W/s did not converge (${sol.result.solver.stopReason})`);

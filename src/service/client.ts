@@ -99,10 +99,10 @@ export class BatchwiseClient {
   /** Solve with streamed progress; resolves with the final update's result. */
   async solve(
     scenario: unknown,
-    opts: CallOptions & { onProgress?: (p: SolveProgressMessage) => void; progressIntervalMs?: number } = {},
+    opts: CallOptions & { onProgress?: (p: SolveProgressMessage) => void; progressIntervalMs?: number; skipPercentiles?: boolean } = {},
   ): Promise<{ result: SolveResult; cached: boolean; warmStarted: boolean; progressUpdates: number }> {
     let progressUpdates = 0;
-    for await (const u of this.solveUpdates({ scenario: scenarioJsonNames(scenario), progressIntervalMs: opts.progressIntervalMs ?? 0 }, opts)) {
+    for await (const u of this.solveUpdates({ scenario: scenarioJsonNames(scenario), progressIntervalMs: opts.progressIntervalMs ?? 0, skipPercentiles: opts.skipPercentiles === true }, opts)) {
       if (!u.done) {
         progressUpdates++;
         if (u.progress) opts.onProgress?.(u.progress);
@@ -126,8 +126,12 @@ export class BatchwiseClient {
   }
 
   /** Evaluate a policy: a spec string (greedy, static:b, control-limit:M, table:…) or a table of actions. */
-  evaluate(scenario: unknown, policy: string | readonly number[], opts: CallOptions = {}): Promise<EvaluationResult> {
-    const request = { scenario: scenarioJsonNames(scenario), policy: typeof policy === 'string' ? { spec: policy } : { table: { actions: [...policy] } } };
+  evaluate(scenario: unknown, policy: string | readonly number[], opts: CallOptions & { skipPercentiles?: boolean } = {}): Promise<EvaluationResult> {
+    const request = {
+      scenario: scenarioJsonNames(scenario),
+      policy: typeof policy === 'string' ? { spec: policy } : { table: { actions: [...policy] } },
+      skipPercentiles: opts.skipPercentiles === true,
+    };
     return new Promise((resolve, reject) => {
       const call = this.raw.Evaluate(request, metadata(opts), callOptions(opts), (e, r) =>
         e ? reject(fromGrpcError(e)) : resolve(evaluationFromProto(r)),

@@ -10,6 +10,7 @@ import type { SimulationResult } from '../sim/result.js';
 export interface SolveRequest {
   scenario?: unknown;
   progressIntervalMs?: number;
+  skipPercentiles?: boolean;
 }
 
 export interface SolveProgressMessage {
@@ -41,6 +42,7 @@ export interface SolveBatchRequest {
   list?: { scenarios?: unknown[] };
   grid?: ScenarioGrid;
   disableWarmStart?: boolean;
+  skipPercentiles?: boolean;
 }
 
 export interface ScenarioParameters {
@@ -73,6 +75,7 @@ export interface PolicySpecMessage {
 export interface EvaluateRequest {
   scenario?: unknown;
   policy?: PolicySpecMessage;
+  skipPercentiles?: boolean;
 }
 
 export type EvaluateResponse = EvaluationResult;

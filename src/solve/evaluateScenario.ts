@@ -2,6 +2,7 @@ import { ScenarioError } from '../model/errors.js';
 import { servesBatch } from '../model/restriction.js';
 import type { ModelParams, ValidatedScenario } from '../model/scenario.js';
 import { validateScenario } from '../model/validate.js';
+import { latencyOfEvaluation } from '../latency/summary.js';
 import { evaluatePolicy } from '../policy/evaluate.js';
 import { checkPolicy, parsePolicySpec, type Policy } from '../policy/policy.js';
 import { describeEvaluation, type EvaluationResult } from './result.js';
@@ -14,7 +15,7 @@ import { describeEvaluation, type EvaluationResult } from './result.js';
 export function evaluateScenarioPolicy(
   input: unknown,
   policy: string | Policy,
-  opts: { signal?: AbortSignal } = {},
+  opts: { signal?: AbortSignal; /** Response-time percentiles in the result (default true). */ percentiles?: boolean } = {},
 ): EvaluationResult {
   const scenario: ValidatedScenario =
     typeof input === 'object' && input !== null && 'params' in input ? (input as ValidatedScenario) : validateScenario(input);
@@ -23,7 +24,9 @@ export function evaluateScenarioPolicy(
   const pol = typeof policy === 'string' ? parsePolicySpec(policy, B) : policy;
   if (typeof policy !== 'string') checkPolicy(pol, B);
   checkServed(p, pol);
-  return describeEvaluation(p, pol, evaluatePolicy(p, pol, { signal: opts.signal }));
+  const ev = evaluatePolicy(p, pol, { signal: opts.signal });
+  const described = describeEvaluation(p, pol, ev);
+  return opts.percentiles === false ? described : { ...described, ...latencyOfEvaluation(p, pol, ev) };
 }
 
 /**

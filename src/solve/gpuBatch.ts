@@ -92,7 +92,7 @@ export async function* solveScenariosOnGpu(scenarios: readonly unknown[], opts: 
     const joined = scenario.solver.backend !== 'CPU';
     if (joined) collector.join();
     try {
-      const out = await solveScenarioDetailed(scenario, { signal, solver: joined ? solver : undefined, warmStart: opts.warmStart?.(index, scenario) });
+      const out = await solveScenarioDetailed(scenario, { signal, solver: joined ? solver : undefined, warmStart: opts.warmStart?.(index, scenario), percentiles: false });
       return { item: { index, result: out.result, warmStart: out.warmStart }, joined };
     } catch (e) {
       return { item: { index, error: asError(e) }, joined };

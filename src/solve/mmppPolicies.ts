@@ -24,8 +24,8 @@ export async function solveMmppAndPoisson(s: ValidatedScenario, opts: { signal?:
   const proc = s.params.arrivalProcess;
   if (!proc) throw new ScenarioError('arrivalProcess', 'is required to compare against the Poisson model');
   const B = s.params.maxBatchSize;
-  const mmpp = await solveScenarioDetailed(s, opts);
-  const pois = await solveScenarioDetailed(poissonAtMeanRate(s), opts);
+  const mmpp = await solveScenarioDetailed(s, { ...opts, percentiles: false });
+  const pois = await solveScenarioDetailed(poissonAtMeanRate(s), { ...opts, percentiles: false });
   return {
     optimal: { phases: proc.phases, actions: mmpp.warmStart.policy, tailBatch: B },
     result: mmpp.result,

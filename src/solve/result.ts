@@ -1,4 +1,5 @@
 import type { TraceFitReport } from '../fit/fitTrace.js';
+import type { LatencyFigures } from '../latency/summary.js';
 import type { ArrivalSource, MmppProcess } from '../model/mmpp/process.js';
 import { likeliestPhase } from '../model/mmpp/process.js';
 import type { ModelParams } from '../model/scenario.js';
@@ -53,6 +54,10 @@ export interface SolveResult extends Evaluation {
   readonly arrivalProcess?: ArrivalProcessSummary;
   /** MMPP arrivals only: the batches started in each phase. */
   readonly phaseFigures?: PhaseFigures[];
+  /** Response-time percentiles of the policy (docs/model.md §9); absent when skipped or unavailable. */
+  readonly latency?: LatencyFigures;
+  /** Why `latency` is absent when it was asked for (e.g. MMPP arrivals). */
+  readonly latencyUnavailable?: string;
 }
 
 /** The arrival process a result was solved or evaluated for. */
@@ -74,6 +79,9 @@ export interface EvaluationResult extends Evaluation {
   readonly policy: PolicyDescription;
   readonly arrivalProcess?: ArrivalProcessSummary;
   readonly phaseFigures?: PhaseFigures[];
+  /** As on SolveResult. */
+  readonly latency?: LatencyFigures;
+  readonly latencyUnavailable?: string;
 }
 
 /** A policy's compact form as results show it: under MMPP arrivals the likeliest phase's table on top, and one per phase. */

@@ -5,6 +5,7 @@ import { LIMITS } from '../model/limits.js';
 import { likeliestPhase } from '../model/mmpp/process.js';
 import type { Backend, Method, ModelParams, ValidatedScenario } from '../model/scenario.js';
 import { validateScenario } from '../model/validate.js';
+import { latencyFigures } from '../latency/summary.js';
 import { evaluatePolicy } from '../policy/evaluate.js';
 import type { Policy } from '../policy/policy.js';
 import { resolveSolver } from './backends.js';
@@ -29,6 +30,11 @@ export interface ScenarioSolveOptions {
   readonly warmStart?: WarmStart;
   /** Solver to use instead of resolveSolver's pick (batched GPU solves pass their collector's). */
   readonly solver?: Solver;
+  /**
+   * Response-time percentiles in the result (default true). Internal searches (plan, fleet,
+   * frontier, warm starts) pass false: only the result a user gets pays for them.
+   */
+  readonly percentiles?: boolean;
 }
 
 export interface ScenarioSolution {
@@ -96,6 +102,8 @@ export async function solveScenarioDetailed(input: unknown, opts: ScenarioSolveO
         averageCostLower: out.lower,
         averageCostUpper: out.upper,
         solver: facts(out, model, tried, totalIterations, started, tailMass),
+        // The final model and evaluation are at hand: the percentiles need nothing else.
+        ...(opts.percentiles !== false ? latencyFigures(model, policy, ev) : {}),
       };
       return { result, warmStart: solved };
     }

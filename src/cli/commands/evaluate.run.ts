@@ -18,6 +18,8 @@ export interface EvaluateOptions extends RemoteOptions {
   seed?: number;
   modelName?: string;
   json?: boolean;
+  /** False with --no-percentiles. */
+  percentiles?: boolean;
 }
 
 export async function runEvaluate(file: string, o: EvaluateOptions): Promise<void> {
@@ -35,7 +37,8 @@ export async function runEvaluate(file: string, o: EvaluateOptions): Promise<voi
     return;
   }
   if (o.policy === undefined) throw new ScenarioError('--policy', 'is required (or --from-config with --to)');
-  const result = o.server ? await evaluateRemote({ ...o, server: o.server }, json, o.policy) : evaluateScenarioPolicy(scenario, o.policy);
+  const result = o.server ? await evaluateRemote({ ...o, server: o.server }, json, o.policy, o.percentiles === false)
+    : evaluateScenarioPolicy(scenario, o.policy, { percentiles: o.percentiles !== false });
   process.stdout.write(o.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatEvaluation(result, scenario.params.maxBatchSize)}\n`);
 }
 

@@ -29,7 +29,7 @@ export interface SimulateOptions {
 
 /** The solver's optimal policy of a scenario, as a table (beyond it: serve min(s, B)); per phase for bursty scenarios (docs/model.md §7). */
 export async function optimalPolicy(scenario: ValidatedScenario, signal?: AbortSignal): Promise<Policy> {
-  const r = await solveScenario(scenario, { signal });
+  const r = await solveScenario(scenario, { signal, percentiles: false });
   return policyOf(r.policy, scenario.params.maxBatchSize);
 }
 

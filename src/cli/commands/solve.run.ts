@@ -11,7 +11,7 @@ import { solveRemote, type RemoteOptions } from '../remote.js';
 import { statusLine, type StatusLine } from '../progress.js';
 
 /** `batchwise solve`, loaded only when it runs (registration: solve.ts). */
-export type SolveOptions = { json?: boolean; backend?: string; svg?: string } & RemoteOptions;
+export type SolveOptions = { json?: boolean; backend?: string; svg?: string; percentiles?: boolean } & RemoteOptions;
 
 /** The solver's progress as the status line's step (redrawn every second even between reports). */
 function progressStep(status: StatusLine): (p: SolverProgress) => void {
@@ -28,10 +28,11 @@ export async function runSolve(file: string, o: SolveOptions): Promise<void> {
   const showProgress = !o.json && process.stderr.isTTY === true;
   const status = statusLine(showProgress && !o.server, 'solve');
   const result = o.server
-    ? (await solveRemote({ ...o, server: o.server }, withBackend(json, o.backend), showProgress)).result
+    ? (await solveRemote({ ...o, server: o.server }, withBackend(json, o.backend), showProgress, o.percentiles === false)).result
     : await solveScenario(scenario, {
         backend: o.backend ? (o.backend.toUpperCase() as Backend) : undefined,
         onProgress: showProgress ? progressStep(status) : undefined,
+        percentiles: o.percentiles !== false,
       }).finally(status.stop);
   if (showProgress && o.server) process.stderr.write('\r\x1b[K');
   // Loaded only with --svg: the chart code is under src/plan, which a plain solve does not need.

@@ -18,6 +18,7 @@ export function registerSolve(program: Command): void {
     .argument('<scenario>', 'scenario JSON file')
     .option('--json', 'print the result object as JSON')
     .option('--svg <file>', 'also draw the policy (action against queue length) as an SVG chart')
+    .option('--no-percentiles', 'leave the response-time percentiles out (they can cost more than the solve)')
     .addOption(backendOption())
     .addOption(verboseOption());
   // The solver loads only when the command runs: `--help` and the other commands never pay for it.

@@ -14,11 +14,14 @@ export interface SweepOptions extends RemoteOptions {
   format: 'table' | 'csv' | 'jsonl';
   warmStart: boolean;
   progress: boolean;
+  /** False with --no-percentiles. */
+  percentiles: boolean;
 }
 
 export async function runSweep(file: string, o: SweepOptions): Promise<void> {
   const request = readRequest(file);
   if (!o.warmStart) request.disableWarmStart = true;
+  if (o.percentiles === false) request.skipPercentiles = true;
   const total = countScenarios(request);
   const local = o.server ? undefined : await startLocalServer();
   const client = await connect({ ...o, server: o.server ?? local!.address });

@@ -9,7 +9,8 @@ export function registerSweep(program: Command): void {
     .argument('<grid>', 'SolveBatchRequest JSON file')
     .addOption(new Option('--format <format>', 'output format').choices(['table', 'csv', 'jsonl']).default('table'))
     .option('--no-warm-start', 'solve every scenario cold (to measure what warm starts save)')
-    .option('--no-progress', 'no progress bar on stderr');
+    .option('--no-progress', 'no progress bar on stderr')
+    .option('--no-percentiles', 'leave the response-time percentiles out (empty p50_ms … p999_ms columns)');
   // The gRPC client (and without --server an in-process server) loads only when the command runs (sweep.run.ts).
   addRemoteOptions(cmd).action(async (file: string, o: SweepOptions) => (await import('./sweep.run.js')).runSweep(file, o));
 }

@@ -44,7 +44,7 @@ export async function evaluateConfig(input: unknown, target: ExportTarget, text:
   // The file is read against the scenario's own B: a restriction's cap is not a max batch size the file must keep to.
   const read = readConfig(target, text, file, unrestrictedParams(scenario.params).maxBatchSize, o.modelName);
   const { params: p, notes } = configuredParams(scenario.params, read.restrictions);
-  const solve = (params: ModelParams): ReturnType<typeof solveScenario> => solveScenario({ params, solver: scenario.solver }, { signal: o.signal, backend: o.backend });
+  const solve = (params: ModelParams): ReturnType<typeof solveScenario> => solveScenario({ params, solver: scenario.solver }, { signal: o.signal, backend: o.backend, percentiles: false });
   const solved = await solve(p);
   // Restricted: the unrestricted optimum too, simulated on the same arrivals (as the export reports it).
   const reference: UnrestrictedReference | undefined = p.restriction ? { params: p.restriction.unrestricted, solved: await solve(p.restriction.unrestricted) } : undefined;

@@ -68,12 +68,12 @@ export async function exportPolicy(input: unknown, target: ExportTarget, o: Expo
   if (o.merge && mergeConfig) mergeConfig({ target, maxBatchSize: B, delay: 0.001, preferredBatchSizes: [] }, o.merge.text, o.merge.file, { modelName: o.modelName, maxEnqueuedBatches: 10 });
   const tuning = { requests: o.tuningRequests ?? 200_000, seed: seed + 1, signal: o.signal, onProgress: o.onProgress };
   o.onProgress?.('solving the optimal policy');
-  const solved = await solveScenario(scenario, { signal: o.signal, backend: o.backend });
+  const solved = await solveScenario(scenario, { signal: o.signal, backend: o.backend, percentiles: false });
   let reference: UnrestrictedReference | undefined;
   if (p.restriction) {
     o.onProgress?.('solving the unrestricted optimal policy');
     const params = p.restriction.unrestricted;
-    reference = { params, solved: await solveScenario({ params, solver: scenario.solver }, { signal: o.signal, backend: o.backend }) };
+    reference = { params, solved: await solveScenario({ params, solver: scenario.solver }, { signal: o.signal, backend: o.backend, percentiles: false }) };
   }
   const M = solved.policy.controlLimit;
   const spec = TARGETS[target];

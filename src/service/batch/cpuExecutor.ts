@@ -36,6 +36,7 @@ export class CpuBatchExecutor implements BatchExecutor {
             signal: ctx.signal,
             warmStart: !ctx.warmStarts ? 'none' : fromPrevious,
             bounded: false,
+            percentiles: ctx.percentiles,
             flow: ctx.flow,
             peer: ctx.peer,
           });

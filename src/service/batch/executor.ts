@@ -30,6 +30,8 @@ export interface BatchContext {
   readonly signal: AbortSignal;
   /** False when the request asked for cold solves (to measure what warm starts save). */
   readonly warmStarts: boolean;
+  /** Whether the results carry response-time percentiles (the handler fills in any an executor leaves out). */
+  readonly percentiles: boolean;
   /** The call's flow and peer, for the pool's fair queue (executors that use the pool pass them on). */
   readonly flow?: string;
   readonly peer?: string;

@@ -12,7 +12,7 @@ import type { SolveBatchRequest } from '../messages.js';
 export const scenarioJsonNames = (scenario: unknown, path = ''): unknown => jsonNames(scenario, SCENARIO, path);
 export const fleetJsonNames = (fleet: unknown, path = ''): unknown => jsonNames(fleet, FLEET, path);
 
-const BATCH_FIELDS = ['list', 'grid', 'disableWarmStart'] as const;
+const BATCH_FIELDS = ['list', 'grid', 'disableWarmStart', 'skipPercentiles'] as const;
 const GRID_FIELDS = ['base', 'arrivalRate', 'maxBatchSize', 'latencyWeight', 'powerWeight'] as const;
 
 /** A SolveBatchRequest in JSON names: its own fields, the grid's, and every scenario in it. */

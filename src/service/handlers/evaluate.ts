@@ -15,7 +15,7 @@ export function createEvaluateHandler(deps: ServiceDeps): UnaryHandler<EvaluateR
     ctx.facts.policyStates = policy.actions.length;
     checkModelWork(scenario, deps, ctx, 'the evaluation needs');
     try {
-      return await deps.pool.submit('evaluate', { scenario, policy }, { ...onPool(ctx), bounded: true });
+      return await deps.pool.submit('evaluate', { scenario, policy, percentiles: request.skipPercentiles !== true }, { ...onPool(ctx), bounded: true });
     } catch (e) {
       throw requalify('scenario.', e);
     }

@@ -22,7 +22,7 @@ export function createSolveHandler(deps: ServiceDeps): ServerStreamingHandler<So
     checkModelWork(scenario, deps, ctx, 'the solve needs');
     const interval = progressInterval(request.progressIntervalMs, deps.progressIntervalMs);
     const stream = throttled<SolverProgress, SolveOutcome>(
-      (emit) => deps.coordinator.solve(scenario, { ...onPool(ctx), onProgress: emit, progressIntervalMs: interval, bounded: true }),
+      (emit) => deps.coordinator.solve(scenario, { ...onPool(ctx), onProgress: emit, progressIntervalMs: interval, bounded: true, percentiles: request.skipPercentiles !== true }),
       interval,
     );
     let updates = 0;

@@ -8,7 +8,8 @@ import { inField, toStatus } from '../rpc/errorTable.js';
 import { Code, ServiceError, codeName } from '../rpc/status.js';
 import { mergeAsync } from '../util/asyncQueue.js';
 import { checkWork } from '../solving/work.js';
-import type { ServiceDeps } from './deps.js';
+import { onPool, type ServiceDeps } from './deps.js';
+import type { SolveResult } from '../../solve/result.js';
 import type { BatchEntry } from '../batch/expand.js';
 
 /** What the call's log line reports, counted as results are handed to the transport (not as they are produced). */
@@ -49,7 +50,7 @@ export function createSolveBatchHandler(deps: ServiceDeps): ServerStreamingHandl
       const taskOf = new Map<number, BatchTask>();
       const tasks: BatchTask[] = [];
       // Answers known before any solve (refusals, cache hits) wait until the work bound is checked.
-      const early: Array<{ message: ScenarioResult; kind: 'invalid' | 'cached' }> = [];
+      const early: Array<{ message: ScenarioResult; kind: 'invalid' | 'cached'; task?: BatchTask }> = [];
       let work = 0;
       for await (const { entry, prepared } of prepareOnPool(source, { pool: deps.pool, limits: deps.limits, signal: ctx.signal, flow: ctx.callId, peer: ctx.peer })) {
         if (!prepared.ok) {
@@ -60,7 +61,7 @@ export function createSolveBatchHandler(deps: ServiceDeps): ServerStreamingHandl
         const task: BatchTask = { index: entry.index, scenario: prepared.scenario, key: prepared.key, input: entry.scenario };
         const hit = deps.cache.get(task.key);
         if (hit) {
-          early.push({ message: { index: entry.index, parameters: entry.parameters, result: hit.result, cached: true, warmStarted: false }, kind: 'cached' });
+          early.push({ message: { index: entry.index, parameters: entry.parameters, result: hit.result, cached: true, warmStarted: false }, kind: 'cached', task });
         } else {
           tasks.push(task);
           taskOf.set(task.index, task);
@@ -69,14 +70,20 @@ export function createSolveBatchHandler(deps: ServiceDeps): ServerStreamingHandl
       }
       ctx.facts.estimatedWork = work;
       checkWork(work, deps.limits.maxWorkPerCall, request.grid ? 'grid' : 'list.scenarios', `its ${tasks.length} scenarios to solve need`);
-      for (const { message, kind } of early) {
-        yield message;
+      const percentiles = request.skipPercentiles !== true;
+      // Results as the call asked for them: percentiles filled in (on the pool) or left out, whoever solved them.
+      const asAsked = (task: BatchTask, result: SolveResult, policy?: Int32Array): Promise<SolveResult> =>
+        deps.coordinator.withPercentiles(task.scenario, result, policy, { percentiles, ...onPool(ctx) }, task.key);
+      for (const { message, kind, task } of early) {
+        const hit = task && deps.cache.get(task.key);
+        yield task && message.result ? { ...message, result: await asAsked(task, message.result, hit?.warmStart.policy) } : message;
         record(kind);
       }
       const groups = routeTasks(tasks, deps.batchExecutors(), deps.cpuBatchExecutor);
       const context = {
         signal: ctx.signal,
         warmStarts: request.disableWarmStart !== true,
+        percentiles,
         nearest: (s: BatchTask['scenario']) => deps.cache.nearest(s),
         flow: ctx.callId,
         peer: ctx.peer,
@@ -94,7 +101,7 @@ export function createSolveBatchHandler(deps: ServiceDeps): ServerStreamingHandl
         }
         // Executors other than the CPU pool do not go through the coordinator: cache their results here.
         if (o.warmStart && !o.cached) deps.cache.store(task.scenario, o.result, o.warmStart, task.key);
-        yield { index: entry.index, parameters: entry.parameters, result: o.result, cached: o.cached, warmStarted: o.warmStarted };
+        yield { index: entry.index, parameters: entry.parameters, result: await asAsked(task, o.result, o.warmStart?.policy), cached: o.cached, warmStarted: o.warmStarted };
         record(o.cached ? 'cached' : 'solved', o.result.solver.totalIterations);
       }
       if (n.sent < total) {

@@ -5,6 +5,7 @@ import { runPlanningCall, type PlanningCall, type PlanningResponse } from '../..
 import { runSimulateCall, type SimulateCall } from '../../sim/request.js';
 import type { SimulationResult } from '../../sim/result.js';
 import { evaluateScenarioPolicy } from '../../solve/evaluateScenario.js';
+import { latencyOfSolved, type LatencyOutcome } from '../../latency/summary.js';
 import type { EvaluationResult, SolveResult } from '../../solve/result.js';
 import { solveScenarioDetailed, type WarmStart } from '../../solve/solveScenario.js';
 import type { SolverProgress } from '../../solve/types.js';
@@ -21,6 +22,7 @@ import { prepareScenarios, type Prepared } from '../batch/prepare.js';
 export interface JobTypes {
   solve: { payload: SolveJob; result: SolveJobResult; progress: SolverProgress };
   evaluate: { payload: EvaluateJob; result: EvaluationResult; progress: never };
+  latency: { payload: LatencyJob; result: LatencyOutcome; progress: never };
   simulate: { payload: SimulateJob; result: SimulationResult; progress: never };
   planning: { payload: PlanningCall; result: PlanningResponse; progress: never };
   fleetSimulate: { payload: FleetSimulateCall; result: FleetRun; progress: never };
@@ -43,6 +45,8 @@ export interface SolveJob {
   readonly progressIntervalMs: number;
   /** The service's bound on states (S + 1), checked as the automatic S grows. */
   readonly maxStates: number;
+  /** Response-time percentiles in the result (false when no caller of the solve wants them). */
+  readonly percentiles: boolean;
 }
 
 export interface SolveJobResult {
@@ -53,6 +57,14 @@ export interface SolveJobResult {
 export interface EvaluateJob {
   readonly scenario: ValidatedScenario;
   readonly policy: Policy;
+  readonly percentiles: boolean;
+}
+
+/** The percentiles of a policy solved at S, for a result that came without them (cache, shared solve, GPU). */
+export interface LatencyJob {
+  readonly scenario: ValidatedScenario;
+  readonly policy: Policy;
+  readonly maxQueue: number;
 }
 
 export interface SimulateJob {
@@ -84,6 +96,7 @@ export const JOBS: { readonly [K in JobKind]: JobFn<K> } = {
       const out = await solveScenarioDetailed(job.scenario, {
         signal,
         warmStart: job.warmStart,
+        percentiles: job.percentiles,
         onProgress: (p) => {
           // The automatic S grows in steps; stop as soon as it passes the service's bound.
           if (solveStates(job.scenario, p.maxQueue) > job.maxStates && !overLimit) {
@@ -105,7 +118,11 @@ export const JOBS: { readonly [K in JobKind]: JobFn<K> } = {
   },
 
   async evaluate(job, io) {
-    return { result: evaluateScenarioPolicy(job.scenario, job.policy, { signal: io.signal }) };
+    return { result: evaluateScenarioPolicy(job.scenario, job.policy, { signal: io.signal, percentiles: job.percentiles }) };
+  },
+
+  async latency(job, io) {
+    return { result: latencyOfSolved(job.scenario.params, job.policy, job.maxQueue, io.signal) };
   },
 
   async simulate(job, io) {

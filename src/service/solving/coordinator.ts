@@ -8,6 +8,14 @@ import type { WorkerPool } from '../pool/workerPool.js';
 import { AbortError } from '../../model/errors.js';
 import { JOBS } from '../pool/jobs.js';
 import { SerialLane } from './serialLane.js';
+import { policyOf } from '../../solve/result.js';
+
+/** A result without its percentiles (and without the reason they are missing). */
+export function withoutPercentiles(r: SolveResult): SolveResult {
+  if (r.latency === undefined && r.latencyUnavailable === undefined) return r;
+  const { latency: _l, latencyUnavailable: _u, ...rest } = r;
+  return rest;
+}
 
 export interface SolveOutcome {
   readonly result: SolveResult;
@@ -32,6 +40,8 @@ export interface CoordinatedSolveOptions {
   /** The call's flow and peer in the pool's fair queue (a shared solve keeps its first caller's). */
   readonly flow?: string;
   readonly peer?: string;
+  /** Response-time percentiles in the result (default false: the call says). */
+  readonly percentiles?: boolean;
 }
 
 /** What the coordinator reports (metrics listen here). */
@@ -74,20 +84,50 @@ export class SolveCoordinator {
     const key = canonicalKey(scenario);
     const hit = this.cache.get(key);
     this.events.onCache(hit !== undefined);
-    if (hit) return { result: hit.result, warmStart: hit.warmStart, cached: true, shared: false, warmStarted: false };
+    if (hit) {
+      const result = await this.withPercentiles(scenario, hit.result, hit.warmStart.policy, opts, key);
+      return { result, warmStart: hit.warmStart, cached: true, shared: false, warmStarted: false };
+    }
 
     let flight = this.flights.get(key);
     const shared = flight !== undefined && !flight.controller.signal.aborted;
     if (shared) this.events.onShared();
     else flight = this.start(key, scenario, opts);
-    return this.follow(flight!, opts, shared);
+    const out = await this.follow(flight!, opts, shared);
+    return { ...out, result: await this.withPercentiles(scenario, out.result, out.warmStart.policy, opts, key) };
+  }
+
+  /**
+   * A result as the caller asked for it: without the percentiles, or with them, filled in by a
+   * `latency` job when the result came without (a cached or shared solve by a caller that skipped
+   * them, a GPU solve); the cache entry then keeps them for the next caller.
+   */
+  async withPercentiles(
+    scenario: ValidatedScenario,
+    result: SolveResult,
+    policy: Int32Array | undefined,
+    opts: Pick<CoordinatedSolveOptions, 'percentiles' | 'signal' | 'flow' | 'peer'>,
+    key = canonicalKey(scenario),
+  ): Promise<SolveResult> {
+    if (opts.percentiles !== true) return withoutPercentiles(result);
+    if (result.latency || result.latencyUnavailable !== undefined) return result;
+    const B = scenario.params.maxBatchSize;
+    const pol = policy ? { phases: scenario.params.arrivalProcess?.phases ?? 1, actions: policy, tailBatch: B } : policyOf(result.policy, B);
+    const job = { scenario, policy: pol, maxQueue: result.solver.maxQueue };
+    const figures = await this.pool.submit('latency', job, { signal: opts.signal, bounded: false, flow: opts.flow, peer: opts.peer });
+    const filled: SolveResult = { ...result, ...figures };
+    const entry = this.cache.get(key);
+    if (entry && entry.result.solver === result.solver) this.cache.store(scenario, filled, entry.warmStart, key);
+    return filled;
   }
 
   private start(key: string, scenario: ValidatedScenario, opts: CoordinatedSolveOptions): Flight {
     const controller = new AbortController();
     const warm = opts.warmStart === 'none' ? undefined : (opts.warmStart ?? this.cache.nearest(scenario));
     const listeners = new Set<(p: SolverProgress) => void>();
-    const job = { scenario, warmStart: warm, progressIntervalMs: opts.progressIntervalMs ?? 0, maxStates: this.maxStates };
+    // Backend GPU solves here, on the main thread: its percentiles, if wanted, come after from the pool (withPercentiles).
+    const percentiles = opts.percentiles === true && scenario.solver.backend !== 'GPU';
+    const job = { scenario, warmStart: warm, progressIntervalMs: opts.progressIntervalMs ?? 0, maxStates: this.maxStates, percentiles };
     const onProgress = (p: SolverProgress): void => listeners.forEach((l) => l(p));
     // Backend GPU runs where the device is, in this thread; everything else on the worker pool.
     const run =

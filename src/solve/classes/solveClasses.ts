@@ -111,7 +111,7 @@ async function fromSingleClass(scenario: ValidatedClassesScenario, opts: Classes
   const cl = scenario.params.classes[0];
   const single = await solveScenario(
     { params: singleClassParams(scenario.params), solver: { ...scenario.solver, maxQueue: cl.maxQueue } },
-    { signal: opts.signal, onProgress: opts.onProgress, progressEvery: opts.progressEvery, ...(opts.initialMaxQueue ? { initialMaxQueue: opts.initialMaxQueue[0] } : {}) },
+    { signal: opts.signal, onProgress: opts.onProgress, progressEvery: opts.progressEvery, percentiles: false, ...(opts.initialMaxQueue ? { initialMaxQueue: opts.initialMaxQueue[0] } : {}) },
   );
   const actions = single.policy.actions;
   const s = single.solver;

@@ -1,0 +1,98 @@
+import { compileModel, MIN_MAX_QUEUE, type CompiledModel } from '../model/compile.js';
+import { LimitError } from '../model/errors.js';
+import type { ModelParams } from '../model/scenario.js';
+import { evaluatePolicy, type DetailedEvaluation } from '../policy/evaluate.js';
+import { isDeterministicLaw } from '../model/tilt.js';
+import { actionAt, type Policy } from '../policy/policy.js';
+import { responseTimeDistribution, type LatencyPercentiles } from './distribution.js';
+
+/** The response-time percentiles a result shows (docs/model.md §9), seconds, and how far to trust them. */
+export interface LatencyFigures extends LatencyPercentiles {
+  readonly accuracy: {
+    /** Bound on the error of P(R ≤ t) at the points evaluated. */
+    readonly cdf: number;
+    /** Largest relative error bound of the five percentiles. */
+    readonly percentileRelative: number;
+  };
+  /** How the distribution was computed: `mixture` (deterministic service) or `transform` (Euler inversion). */
+  readonly method: string;
+}
+
+/** Either the figures or why there are none (a result states the gap rather than leaving it silent). */
+export type LatencyOutcome = { readonly latency: LatencyFigures } | { readonly latencyUnavailable: string };
+
+/**
+ * The percentiles of `policy` from the model and evaluation a result was assembled from. A
+ * LimitError (MMPP arrivals today, or a bound of the method) becomes the reason the figures are
+ * missing: the rest of the result stands without them.
+ */
+export function latencyFigures(model: CompiledModel, policy: Policy, ev: DetailedEvaluation): LatencyOutcome {
+  const work = passageWork(model, policy, ev.levels);
+  const exact = isDeterministicLaw(model.params.distribution, model.params.cv);
+  if (model.M === 1 && !exact && work > MAX_PASSAGE_WORK) {
+    return { latencyUnavailable: `the transform route would take too long here (${ev.levels} queue levels, ${work.toPrecision(2)} operations per transform over the bound ${MAX_PASSAGE_WORK})` };
+  }
+  try {
+    // Only the five percentiles are shown: no CDF grid (each grid point is one more inversion).
+    const d = responseTimeDistribution(model, policy, ev, { gridPoints: 0 });
+    const { p50, p90, p95, p99, p999 } = d.percentiles;
+    return { latency: { p50, p90, p95, p99, p999, accuracy: { cdf: d.accuracy.cdf, percentileRelative: d.accuracy.percentileRelative }, method: d.method } };
+  } catch (e) {
+    if (e instanceof LimitError) return { latencyUnavailable: e.message };
+    throw e;
+  }
+}
+
+/**
+ * Cost guard for the transform route (random service times), which spends ~L²/2 · (count-law
+ * width) per transform and some hundreds of transforms: ~2 s at 6e4 and 40 s and more for the
+ * docs/model.md §6 rows (B = 32, ~8e5). Past it the result says why the figures are missing.
+ * Deterministic service goes through the exact mixture, which needs no guard.
+ */
+export const MAX_PASSAGE_WORK = 1e5;
+
+function passageWork(model: CompiledModel, policy: Policy, levels: number): number {
+  let width = 1;
+  for (let s = 1; s <= levels; s++) {
+    const a = actionAt(policy, s);
+    if (a > 0) width = Math.max(width, model.pmfLength[a]);
+  }
+  return ((levels * levels) / 2) * width;
+}
+
+/**
+ * A model for a policy evaluated without a solve (evaluate): S only bounds the solver's table
+ * and tail coefficients, which the distribution does not read (it walks the evaluation's own
+ * levels), so the smallest valid S, where serving B is an action, is enough.
+ */
+export function latencyModel(p: ModelParams): CompiledModel {
+  return compileModel(p, Math.max(MIN_MAX_QUEUE, p.maxBatchSize));
+}
+
+/** latencyFigures for an evaluated policy that has no compiled model yet; a compile bound is a reason too. */
+export function latencyOfEvaluation(p: ModelParams, policy: Policy, ev: DetailedEvaluation): LatencyOutcome {
+  let model: CompiledModel;
+  try {
+    model = latencyModel(p);
+  } catch (e) {
+    if (e instanceof LimitError) return { latencyUnavailable: e.message };
+    throw e;
+  }
+  return latencyFigures(model, policy, ev);
+}
+
+/**
+ * The figures of a policy solved at S, recomputed as the solve computes them (its evaluation
+ * extends past S, its model is compiled at S): what the service fills in for a result that was
+ * solved or cached without them.
+ */
+export function latencyOfSolved(p: ModelParams, policy: Policy, S: number, signal?: AbortSignal): LatencyOutcome {
+  let model: CompiledModel;
+  try {
+    model = compileModel(p, S);
+  } catch (e) {
+    if (e instanceof LimitError) return { latencyUnavailable: e.message };
+    throw e;
+  }
+  return latencyFigures(model, policy, evaluatePolicy(p, policy, { signal, minLevels: S + 1 }));
+}
