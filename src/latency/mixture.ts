@@ -47,7 +47,7 @@ interface BusyBlock {
 }
 
 /** Chebyshev points per block: they resolve Poisson bumps of relative width ~1/√(λ·l(b0)). */
-const Q_PER_ROOT = 7;
+const Q_PER_ROOT = 5;
 /** Weight (a bound on its CDF mass) under which an (ahead, behind) state or a term is left out. */
 const SKIP = 1e-19;
 /** A term whose Erlang part is done but for this much mass counts as complete (summed into the error). */
