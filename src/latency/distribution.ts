@@ -5,36 +5,9 @@ import type { Policy } from '../policy/policy.js';
 import { entryLaw, type EntryLaw } from './entry.js';
 import { eulerNodes, eulerRule, eulerSum, type EulerRule } from './euler.js';
 import { Passage } from './passage.js';
+import type { LatencyPercentiles, ResponseTimeDistribution } from './types.js';
 
-export interface LatencyPercentiles {
-  readonly p50: number;
-  readonly p90: number;
-  readonly p95: number;
-  readonly p99: number;
-  readonly p999: number;
-}
-
-export interface LatencyAccuracy {
-  /** Bound on |computed − true| of P(R ≤ t) at the points evaluated: aliasing e^(−A), the largest truncation estimate, and the mass lost past the levels. */
-  readonly cdf: number;
-  /** That bound over the density at each percentile, relative to it: the largest over the five. */
-  readonly percentileRelative: number;
-  /** Mass of the paths dropped past the evaluation's levels (included in `cdf`). */
-  readonly lostMass: number;
-}
-
-export interface ResponseTimeDistribution {
-  /** Times, seconds. */
-  readonly grid: Float64Array;
-  /** P(R ≤ grid[i]). */
-  readonly cdf: Float64Array;
-  readonly percentiles: LatencyPercentiles;
-  /** E[R] = −φ'(0) of the same transform (complex step), seconds. */
-  readonly mean: number;
-  readonly accuracy: LatencyAccuracy;
-  /** Transform evaluations spent. */
-  readonly transforms: number;
-}
+export type { LatencyAccuracy, LatencyPercentiles, ResponseTimeDistribution } from './types.js';
 
 export interface LatencyOptions {
   /** Grid points, evenly spaced on (0, 1.25·p99.9] (default 32). */
