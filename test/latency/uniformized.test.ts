@@ -135,7 +135,7 @@ describe('uniformized response-time distribution (exponential service)', () => {
       s.serviceTime = { ...s.serviceTime, distribution: 'EXPONENTIAL' };
       c = await solved(s);
       expect(c.policy.phases).toBe(2);
-    });
+    }, 600_000); // ~1.4M states × ~1,150 steps: about two minutes on one core
     it('has the exact evaluation’s mean, and a whole entry law', () => {
       expect(Math.abs(c.d.mean - c.ev.meanResponseTime) / c.ev.meanResponseTime).toBeLessThan(1e-9);
       expectEntryWhole(c);
