@@ -7,6 +7,7 @@ import type { ResponseTimeLaw } from './law.js';
 import { deterministicLaw } from './mixture.js';
 import { percentilesOf, type LatencyPercentiles } from './percentiles.js';
 import { transformLaw } from './transformLaw.js';
+import { uniformizedLaw, type UniformizedOptions } from './uniformized.js';
 
 export type { LatencyPercentiles } from './percentiles.js';
 export type { ResponseTimeLaw } from './law.js';
@@ -35,28 +36,35 @@ export interface ResponseTimeDistribution {
   readonly work: number;
 }
 
-export interface LatencyOptions {
+export interface LatencyOptions extends UniformizedOptions {
   /** Grid points, evenly spaced on (0, 1.25·p99.9] (default 32). */
   readonly gridPoints?: number;
   /** Relative width at which a percentile's bracket stops (default 1e-9). */
   readonly tolerance?: number;
 }
 
+/** True for service laws with an exact uniformized route (exponential: EXPONENTIAL, or GAMMA with cv = 1). */
+export function isExponentialLaw(p: { readonly distribution: string; readonly cv: number }): boolean {
+  return p.distribution !== 'DETERMINISTIC' && p.cv === 1;
+}
+
 /**
  * The law of the response time R of a stationary policy (docs/model.md §9), by the method that is
  * exact for the service law: deterministic service → the shifted-Erlang mixture (mixture.ts);
- * otherwise the transform over (requests ahead, requests behind) inverted by Euler (transformLaw.ts).
+ * exponential → uniformization of the absorbing chain (uniformized.ts, Poisson or MMPP arrivals);
+ * gamma → the transform over (requests ahead, requests behind) inverted by Euler (transformLaw.ts).
  */
-export function responseTimeLaw(model: CompiledModel, policy: Policy, evaluation?: DetailedEvaluation): ResponseTimeLaw {
-  if (model.M !== 1) throw new LimitError('arrivalProcess', 'the response-time distribution is implemented for Poisson arrivals only (MMPP: not yet)');
+export function responseTimeLaw(model: CompiledModel, policy: Policy, evaluation?: DetailedEvaluation, opts: UniformizedOptions = {}): ResponseTimeLaw {
   const ev = evaluation ?? evaluatePolicy(model.params, policy);
+  if (isExponentialLaw(model.params)) return uniformizedLaw(model, policy, ev, opts);
+  if (model.M !== 1) throw new LimitError('arrivalProcess', 'the response-time distribution under MMPP arrivals is implemented for exponential service only');
   if (isDeterministicLaw(model.params.distribution, model.params.cv)) return deterministicLaw(model, policy, ev);
   return transformLaw(model, policy, ev);
 }
 
 /** Percentiles p50…p99.9 and the CDF on a grid, from `responseTimeLaw`. */
 export function responseTimeDistribution(model: CompiledModel, policy: Policy, evaluation?: DetailedEvaluation, opts: LatencyOptions = {}): ResponseTimeDistribution {
-  const law = responseTimeLaw(model, policy, evaluation);
+  const law = responseTimeLaw(model, policy, evaluation, opts);
   const search = percentilesOf(law, opts.tolerance ?? 1e-9);
   const points = opts.gridPoints ?? 32;
   const grid = new Float64Array(points);

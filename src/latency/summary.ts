@@ -4,7 +4,7 @@ import type { ModelParams } from '../model/scenario.js';
 import { evaluatePolicy, type DetailedEvaluation } from '../policy/evaluate.js';
 import { isDeterministicLaw } from '../model/tilt.js';
 import { actionAt, type Policy } from '../policy/policy.js';
-import { responseTimeDistribution, type LatencyPercentiles } from './distribution.js';
+import { isExponentialLaw, responseTimeDistribution, type LatencyPercentiles } from './distribution.js';
 
 /** The response-time percentiles a result shows (docs/model.md §9), seconds, and how far to trust them. */
 export interface LatencyFigures extends LatencyPercentiles {
@@ -28,13 +28,13 @@ export type LatencyOutcome = { readonly latency: LatencyFigures } | { readonly l
  */
 export function latencyFigures(model: CompiledModel, policy: Policy, ev: DetailedEvaluation): LatencyOutcome {
   const work = passageWork(model, policy, ev.levels);
-  const exact = isDeterministicLaw(model.params.distribution, model.params.cv);
-  if (model.M === 1 && !exact && work > MAX_PASSAGE_WORK) {
+  const transformRoute = !isDeterministicLaw(model.params.distribution, model.params.cv) && !isExponentialLaw(model.params);
+  if (model.M === 1 && transformRoute && work > MAX_PASSAGE_WORK) {
     return { latencyUnavailable: `the transform route would take too long here (${ev.levels} queue levels, ${work.toPrecision(2)} operations per transform over the bound ${MAX_PASSAGE_WORK})` };
   }
   try {
     // Only the five percentiles are shown: no CDF grid (each grid point is one more inversion).
-    const d = responseTimeDistribution(model, policy, ev, { gridPoints: 0 });
+    const d = responseTimeDistribution(model, policy, ev, { gridPoints: 0, maxTransitions: MAX_CHAIN_TRANSITIONS });
     const { p50, p90, p95, p99, p999 } = d.percentiles;
     return { latency: { p50, p90, p95, p99, p999, accuracy: { cdf: d.accuracy.cdf, percentileRelative: d.accuracy.percentileRelative }, method: d.method } };
   } catch (e) {
@@ -50,6 +50,13 @@ export function latencyFigures(model: CompiledModel, policy: Policy, ev: Detaile
  * Deterministic service goes through the exact mixture, which needs no guard.
  */
 export const MAX_PASSAGE_WORK = 1e5;
+
+/**
+ * Cost guard for the uniformized route (exponential service): each step touches every transition,
+ * and a few hundred to a thousand steps are taken; 2e5 transitions keep a result's figures within
+ * about a second. The docs/model.md §6 exponential row (~1e6 transitions, ~8 s) is past it.
+ */
+export const MAX_CHAIN_TRANSITIONS = 2e5;
 
 function passageWork(model: CompiledModel, policy: Policy, levels: number): number {
   let width = 1;

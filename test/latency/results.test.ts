@@ -29,10 +29,10 @@ describe('library results carry the response-time percentiles', () => {
     expect('latency' in e || 'latencyUnavailable' in e).toBe(false);
   });
 
-  it('MMPP arrivals: no percentiles, and the result says why instead of crashing', () => {
+  it('MMPP arrivals with deterministic service: no percentiles, and the result says why instead of crashing', () => {
     const r = evaluateScenarioPolicy(BURSTY, 'greedy');
     expect(r.latency).toBeUndefined();
-    expect(r.latencyUnavailable).toMatch(/Poisson arrivals only/);
+    expect(r.latencyUnavailable).toMatch(/MMPP arrivals is implemented for exponential service only/);
     expect(r.meanResponseTime).toBeGreaterThan(0);
   });
 });

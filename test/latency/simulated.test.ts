@@ -4,8 +4,7 @@ import { validateScenario } from '../../src/model/validate.js';
 import { responseTimeDistribution } from '../../src/latency/distribution.js';
 import { evaluatePolicy } from '../../src/policy/evaluate.js';
 import { solveScenarioDetailed } from '../../src/solve/solveScenario.js';
-import { rng } from '../helpers/random.js';
-import { shareBelow, simulateResponseTimes } from '../helpers/responseSim.js';
+import { shareBelow, simulateResponseTimes } from '../helpers/queueSim.js';
 import { SPEC_CASES, specCaseName, specCaseScenario } from '../helpers/specTable.js';
 
 // Two deterministic §6 rows whose optimal policies wait below a control limit and serve partial batches above it.
@@ -19,8 +18,7 @@ describe('exact percentiles against an independent simulation of the same policy
       const sol = await solveScenarioDetailed(sc);
       const policy = { actions: sol.warmStart.policy, tailBatch: sc.params.maxBatchSize };
       const d = responseTimeDistribution(compileModel(sc.params, sol.result.solver.maxQueue), policy, evaluatePolicy(sc.params, policy));
-      const l = sc.params.meanService;
-      const r = simulateResponseTimes(sc.params.arrivalRate, policy, (b) => l[b], 2_000_000, rng(17));
+      const r = simulateResponseTimes(sc.params, policy, 2_000_000, 17);
       for (const [p, t] of [
         [0.5, d.percentiles.p50],
         [0.9, d.percentiles.p90],

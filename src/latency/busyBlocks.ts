@@ -1,0 +1,218 @@
+import { WAIT_RADIX, type Continuation } from './continuation.js';
+import { antiderivative, chebyshevMatrix, clenshaw, interpolate } from './chebyshev.js';
+import { gaussLegendre } from './gauss.js';
+import { erlangBoth, erlangCdf, poissonRow } from './poisson.js';
+
+/**
+ * The arrivals that come during a batch (docs/model.md §9.1): per batch size b0, the terms (D, n)
+ * their continuations reach, each with its weight ρ(x) over the elapsed time x of the batch, and
+ * P(R ≤ t) of those arrivals at any t.
+ */
+export interface BusyKey {
+  readonly D: number;
+  readonly n: number;
+  /** ∫ρ over the whole batch. */
+  readonly mass: number;
+  /** ρ as a Chebyshev series in z = 2x/l(b0) − 1. */
+  readonly cheb: Float64Array;
+  /** The series of ∫ρ dz, and its value at z = 1. */
+  readonly anti: Float64Array;
+  readonly antiTop: number;
+  /** ρ·weight·l(b0) at the block's full-interval Gauss–Legendre nodes. */
+  readonly rhoW: Float64Array;
+}
+
+export interface BusyBlock {
+  readonly L0: number;
+  readonly nodes: Float64Array;
+  readonly bary: Float64Array;
+  /** Full-interval Gauss–Legendre nodes on [0, l(b0)]. */
+  readonly fullX: Float64Array;
+  readonly sub: { readonly x: Float64Array; readonly w: Float64Array };
+  readonly keys: BusyKey[];
+}
+
+/** Chebyshev points per block: they resolve Poisson bumps of relative width ~1/√(λ·l(b0)). */
+const Q_PER_ROOT = 5;
+/** Weight (a bound on its CDF mass) under which an (ahead, behind) state or a term is left out. */
+export const SKIP = 1e-19;
+/** A term whose Erlang part is done but for this much mass counts as complete (summed into the error). */
+export const SETTLED = 1e-19;
+
+/** Length of a Poisson row that leaves < 1e-17 beyond it. */
+export function rowLength(mu: number): number {
+  return Math.ceil(mu + 9 * Math.sqrt(mu) + 24);
+}
+
+/** P(Erlang(n) ≤ x/λ) = 1 to 1e-17 (x is λ·u). */
+export function settled(n: number, x: number): boolean {
+  return x > n + 10 * Math.sqrt(n) + 45;
+}
+
+export function busyBlock(cont: Continuation, W: number, lambda: number, L0: number, b0: number, levels: number[], nu: Float64Array, Y: number, skipped: { value: number }): BusyBlock {
+  const mu = lambda * L0;
+  const Q = Math.min(1024, Math.max(20, Math.ceil(Q_PER_ROOT * Math.sqrt(mu)) + 12));
+  const nodes = new Float64Array(Q + 1);
+  const bary = new Float64Array(Q + 1);
+  for (let c = 0; c <= Q; c++) {
+    nodes[c] = (L0 * (1 - Math.cos((Math.PI * c) / Q))) / 2;
+    bary[c] = (c % 2 === 0 ? 1 : -1) * (c === 0 || c === Q ? 0.5 : 1);
+  }
+  const I = rowLength(mu);
+  const ahead = new Float64Array(I * (Q + 1)); // [i·(Q+1) + c]
+  const behind = new Float64Array(W * (Q + 1)); // [j·(Q+1) + c]
+  const rowA = new Float64Array(I);
+  const rowB = new Float64Array(Math.max(W, 1));
+  for (let c = 0; c <= Q; c++) {
+    poissonRow(lambda * nodes[c], rowA);
+    for (let i = 0; i < I; i++) ahead[i * (Q + 1) + c] = rowA[i];
+    poissonRow(lambda * (L0 - nodes[c]), rowB);
+    let below = 0;
+    for (let j = 0; j < W - 1; j++) {
+      behind[j * (Q + 1) + c] = rowB[j];
+      below += rowB[j];
+    }
+    behind[(W - 1) * (Q + 1) + c] = Math.max(0, 1 - below); // j ≥ mCap all behave as mCap
+  }
+  // A[k][c] = Σ_{s'} ν(s')/Y·Pois(k − r0; λx_c)
+  let kLo = Infinity;
+  let kHi = -1;
+  for (const s of levels) {
+    kLo = Math.min(kLo, s - b0);
+    kHi = Math.max(kHi, s - b0 + I - 1);
+  }
+  kHi = Math.min(kHi, cont.kMax);
+  const A = new Float64Array((kHi - kLo + 1) * (Q + 1));
+  for (const s of levels) {
+    const w = nu[s] / Y;
+    const r0 = s - b0;
+    for (let i = 0; i < I && r0 + i <= kHi; i++) {
+      const base = (r0 + i - kLo) * (Q + 1);
+      const src = i * (Q + 1);
+      for (let c = 0; c <= Q; c++) A[base + c] += w * ahead[src + c];
+    }
+  }
+  const keys = new Map<number, Float64Array>();
+  const wv = new Float64Array(Q + 1);
+  for (let k = kLo; k <= kHi; k++) {
+    const base = (k - kLo) * (Q + 1);
+    let top = 0;
+    for (let c = 0; c <= Q; c++) top = Math.max(top, A[base + c]);
+    if (!(top * L0 > SKIP)) {
+      skipped.value += top * L0;
+      continue;
+    }
+    for (let j = 0; j < W; j++) {
+      if (j >= I && j < W - 1) continue; // Pois(j; ≤ λ·l(b0)) < 1e-17 there
+      const bj = j * (Q + 1);
+      let any = 0;
+      for (let c = 0; c <= Q; c++) {
+        const v = A[base + c] * behind[bj + c];
+        wv[c] = v;
+        if (v > any) any = v;
+      }
+      if (!(any * L0 > SKIP)) {
+        skipped.value += any * L0;
+        continue;
+      }
+      const st = k * W + j;
+      for (let t = cont.start[st]; t < cont.end[st]; t++) {
+        const key = cont.shift[t] * WAIT_RADIX + cont.waits[t];
+        let rho = keys.get(key);
+        if (!rho) keys.set(key, (rho = new Float64Array(Q + 1)));
+        const cf = cont.coef[t];
+        for (let c = 0; c <= Q; c++) rho[c] += cf * wv[c];
+      }
+    }
+  }
+  const full = gaussLegendre(Math.ceil(Q / 2) + 12);
+  const fullX = full.x.map((x) => x * L0);
+  const block = { L0, nodes, bary, fullX, sub: gaussLegendre(Math.ceil(Q / 2) + 12), keys: [] as BusyKey[] };
+  // The same linear maps for every key of the block: values → Gauss–Legendre values, values → series.
+  const toGauss = new Float64Array(fullX.length * (Q + 1));
+  const unit = new Float64Array(Q + 1);
+  for (let c = 0; c <= Q; c++) {
+    unit.fill(0);
+    unit[c] = 1;
+    for (let g = 0; g < fullX.length; g++) toGauss[g * (Q + 1) + c] = interpolate(block, unit, fullX[g]) * full.w[g] * L0;
+  }
+  const toSeries = chebyshevMatrix(Q);
+  for (const [key, rho] of keys) {
+    const rhoW = new Float64Array(fullX.length);
+    let m = 0;
+    for (let g = 0; g < fullX.length; g++) {
+      let v = 0;
+      const row = g * (Q + 1);
+      for (let c = 0; c <= Q; c++) v += toGauss[row + c] * rho[c];
+      m += rhoW[g] = v;
+    }
+    if (Math.abs(m) < SKIP) {
+      skipped.value += Math.abs(m);
+      continue;
+    }
+    const cheb = new Float64Array(Q + 1);
+    for (let i = 0; i <= Q; i++) {
+      let v = 0;
+      const row = i * (Q + 1);
+      for (let c = 0; c <= Q; c++) v += toSeries[row + c] * rho[c];
+      cheb[i] = v;
+    }
+    const anti = antiderivative(cheb);
+    let antiTop = 0;
+    for (let i = 0; i < anti.length; i++) antiTop += anti[i];
+    block.keys.push({ D: cont.shifts[Math.floor(key / WAIT_RADIX)], n: key % WAIT_RADIX, mass: m, cheb, anti, antiTop, rhoW });
+  }
+  return block;
+}
+
+/**
+ * Adds Σ_keys ∫_{max(0, x*)}^{l(b0)} ρ(x)·G_n(t − D − l(b0) + x) dx (x* = l(b0) + D − t) to out[0]
+ * and its t-derivative (∫ ρ·g_n, plus ρ(x*) for an atom term whose kink lies inside) to out[1].
+ */
+const both = new Float64Array(2);
+
+export function blockValue(b: BusyBlock, lambda: number, t: number, out: Float64Array): void {
+  const { L0, sub } = b;
+  for (const key of b.keys) {
+    const xStar = L0 + key.D - t;
+    if (xStar >= L0) continue;
+    const n = key.n;
+    if (xStar <= 0) {
+      // the whole batch lies before t − D: no kink
+      const u0 = t - key.D - L0;
+      if (n === 0 || settled(n, lambda * u0) || Math.abs(key.mass) * (1 - erlangCdf(n, lambda * u0)) < SETTLED) {
+        out[0] += key.mass;
+        continue;
+      }
+      let F = 0;
+      let f = 0;
+      for (let g = 0; g < b.fullX.length; g++) {
+        erlangBoth(n, lambda, u0 + b.fullX[g], both);
+        F += key.rhoW[g] * both[0];
+        f += key.rhoW[g] * both[1];
+      }
+      out[0] += F;
+      out[1] += f;
+      continue;
+    }
+    const zStar = (2 * xStar) / L0 - 1;
+    if (n === 0) {
+      // ∫_{x*}^{l(b0)} ρ dx = l(b0)/2·(P(1) − P(z*)) with P the series' antiderivative
+      out[0] += (L0 / 2) * (key.antiTop - clenshaw(key.anti, zStar));
+      out[1] += clenshaw(key.cheb, zStar);
+      continue;
+    }
+    const span = L0 - xStar;
+    let F = 0;
+    let f = 0;
+    for (let g = 0; g < sub.x.length; g++) {
+      const u = sub.x[g] * span;
+      const r = sub.w[g] * clenshaw(key.cheb, zStar + (2 * u) / L0);
+      erlangBoth(n, lambda, u, both);
+      F += r * both[0];
+      f += r * both[1];
+    }
+    out[0] += F * span;
+    out[1] += f * span;
+  }
+}
