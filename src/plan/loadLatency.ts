@@ -7,6 +7,7 @@ import { greedyPolicy, summarizePolicy, type Policy } from '../policy/policy.js'
 import { policyOf } from '../solve/result.js';
 import { solveScenario } from '../solve/solveScenario.js';
 import { asValidated } from './frontier.js';
+import { serviceLabel, weightsLabel } from './scenarioLabel.js';
 
 /**
  * Response-time percentiles against load: for arrival rates spread over a share of the capacity
@@ -125,11 +126,10 @@ export function loadChartTitle(p: ModelParams, load: LoadLatency): { readonly ti
   const lo = load.rates[0];
   const hi = load.rates[load.rates.length - 1];
   const share = (r: number): string => `${Math.round((100 * r) / load.capacity)}`;
-  const law = p.distribution === 'GAMMA' ? `gamma service (cv ${p.cv})` : `${p.distribution.toLowerCase()} service`;
   return {
     title: 'Response time against load: p50–p99 band, p99.9 dashed',
     subtitle:
       `λ ${lo.toFixed(0)}–${hi.toFixed(0)} /s (${share(lo)}–${share(hi)} % of capacity ${load.capacity.toFixed(0)} /s; nominal ${+load.nominalRate.toPrecision(6)} /s) · ` +
-      `B = ${p.maxBatchSize} · ${law} · w_lat = ${p.latencyWeight}, w_pow = ${p.powerWeight}`,
+      `${serviceLabel(p)} · ${weightsLabel(p)}`,
   };
 }
