@@ -1,6 +1,5 @@
 import { writeFileSync } from 'node:fs';
 import type { Backend, ValidatedScenario } from '../../model/scenario.js';
-import { backendOf } from '../options.js';
 import { validateScenario } from '../../model/validate.js';
 import { isClassesInput } from '../../model/classes/validate.js';
 import { ScenarioError } from '../../model/errors.js';
@@ -46,7 +45,7 @@ export async function runSolve(file: string, o: SolveOptions): Promise<void> {
 async function writeLatencyChart(file: string, scenario: ValidatedScenario, o: SolveOptions, showProgress: boolean): Promise<void> {
   const [{ latencyAgainstLoad, loadChartTitle }, { renderLatencyBandsSvg }] = await Promise.all([import('../../plan/loadLatency.js'), import('../../plan/svg/latencyBands.js')]);
   const status = statusLine(showProgress, 'latency chart');
-  const load = await latencyAgainstLoad(scenario, { points: o.chartPoints, backend: backendOf(o), onProgress: status.set }).finally(status.stop);
+  const load = await latencyAgainstLoad(scenario, { points: o.chartPoints, backend: o.backend ? (o.backend.toUpperCase() as Backend) : undefined, onProgress: status.set }).finally(status.stop);
   const missing = load.series.flatMap((s) => s.unavailable.map((u) => `${s.label} at λ = ${u.arrivalRate.toFixed(1)} /s: ${u.reason}`));
   // A chart with holes says so: the rates left out and why, on stderr.
   for (const m of missing) process.stderr.write(`latency chart: no percentiles for ${m}\n`);
