@@ -23,7 +23,7 @@ export function registerSolve(program: Command): void {
       '--latency-chart <file>',
       'also draw p50–p99 bands and p99.9 against load (10–95 % of capacity B/l(B)) for the optimal policy at each λ, this λ\'s optimum held fixed, and greedy service, as an SVG chart (Poisson arrivals; solves once per λ, locally)',
     )
-    .option('--chart-points <n>', `arrival rates on the --latency-chart (default 12, at least 2)`, chartPoints)
+    .option('--chart-points <n>', `arrival rates on the --latency-chart (default 12; 2..200)`, chartPoints)
     .addOption(backendOption())
     .addOption(verboseOption());
   // The solver loads only when the command runs: `--help` and the other commands never pay for it.
