@@ -1,4 +1,7 @@
 import { writeFileSync } from 'node:fs';
+import { ScenarioError } from '../../model/errors.js';
+import { vertexP99s } from '../../plan/frontierLatency.js';
+import { serviceLabel } from '../../plan/scenarioLabel.js';
 import { validateScenario } from '../../model/validate.js';
 import { describePolicy } from '../../solve/result.js';
 import { computeFrontier, type Frontier } from '../../plan/frontier.js';
@@ -13,6 +16,7 @@ import { formatPlan } from './plan.run.js';
 /** `batchwise frontier`, loaded only when it runs (registration: frontier.ts). */
 export interface FrontierFlags {
   svg?: string;
+  svgP99?: string;
   maxLatency?: string;
   resolution?: number;
   latencyTarget?: string;
@@ -58,6 +62,20 @@ export async function runFrontier(file: string, o: FrontierFlags): Promise<void>
         title: `Latency–power frontier (λ = ${scenario.params.arrivalRate} /s)`,
         target,
         optimum: plan?.optimum,
+      }),
+    );
+  }
+  if (o.svgP99) {
+    const got = vertexP99s(scenario.params, f.vertices);
+    if ('unavailable' in got) throw new ScenarioError('--svg-p99', `the vertices' percentiles cannot be computed: ${got.unavailable}`);
+    const points = rows.map((r, i) => ({ meanResponseTime: r.meanResponseTime, meanPower: r.meanPower, controlLimit: r.policy.controlLimit, p99: got.p99[i] }));
+    writeFileSync(
+      o.svgP99,
+      renderFrontierSvg(points, {
+        latency: 'p99',
+        powerFloor: f.powerBound.infimum,
+        title: `Latency–power frontier in p99 (λ = ${scenario.params.arrivalRate} /s · ${serviceLabel(scenario.params)})`,
+        target: target?.kind === 'power' ? target : undefined,
       }),
     );
   }

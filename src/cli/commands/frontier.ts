@@ -8,6 +8,7 @@ export function registerFrontier(program: Command): void {
     .description('the latency–power Pareto frontier: the policies optimal for some trade-off weight')
     .argument('<scenario>', 'scenario JSON file (its objective weights are not used)')
     .option('--svg <file>', 'also draw the frontier as an SVG chart')
+    .option('--svg-p99 <file>', "also draw the frontier in p99: each vertex at its exact p99 response time (Poisson arrivals), control limits labelled")
     .option('--max-latency <duration>', 'stop once a vertex reaches this mean response time (default 4× the least achievable)')
     .option('--resolution <r>', 'relative resolution of the vertex search (default 1e-4)', resolution)
     .option('--latency-target <duration>', 'also solve for this mean latency target and mark it and its optimum on the chart')

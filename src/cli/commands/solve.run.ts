@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import type { Backend } from '../../model/scenario.js';
+import type { Backend, ValidatedScenario } from '../../model/scenario.js';
 import { validateScenario } from '../../model/validate.js';
 import { isClassesInput } from '../../model/classes/validate.js';
 import { ScenarioError } from '../../model/errors.js';
@@ -11,7 +11,7 @@ import { solveRemote, type RemoteOptions } from '../remote.js';
 import { statusLine, type StatusLine } from '../progress.js';
 
 /** `batchwise solve`, loaded only when it runs (registration: solve.ts). */
-export type SolveOptions = { json?: boolean; backend?: string; svg?: string; percentiles?: boolean } & RemoteOptions;
+export type SolveOptions = { json?: boolean; backend?: string; svg?: string; percentiles?: boolean; latencyChart?: string; chartPoints?: number } & RemoteOptions;
 
 /** The solver's progress as the status line's step (redrawn every second even between reports). */
 function progressStep(status: StatusLine): (p: SolverProgress) => void {
@@ -37,7 +37,21 @@ export async function runSolve(file: string, o: SolveOptions): Promise<void> {
   if (showProgress && o.server) process.stderr.write('\r\x1b[K');
   // Loaded only with --svg: the chart code is under src/plan, which a plain solve does not need.
   if (o.svg) writeFileSync(o.svg, (await import('../../plan/svg/policyChart.js')).renderPolicySvg({ ...result.policy, maxBatchSize: scenario.params.maxBatchSize }));
+  if (o.latencyChart) await writeLatencyChart(o.latencyChart, scenario, o, showProgress);
   process.stdout.write(o.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatSolve(result, scenario.params.maxBatchSize)}\n`);
+}
+
+/** --latency-chart: one solve per λ, here even with --server (the chart is drawn here). Loaded only then. */
+async function writeLatencyChart(file: string, scenario: ValidatedScenario, o: SolveOptions, showProgress: boolean): Promise<void> {
+  const [{ latencyAgainstLoad, loadChartTitle }, { renderLatencyBandsSvg }] = await Promise.all([import('../../plan/loadLatency.js'), import('../../plan/svg/latencyBands.js')]);
+  const status = statusLine(showProgress, 'latency chart');
+  const load = await latencyAgainstLoad(scenario, { points: o.chartPoints, backend: o.backend ? (o.backend.toUpperCase() as Backend) : undefined, onProgress: status.set }).finally(status.stop);
+  const missing = load.series.flatMap((s) => s.unavailable.map((u) => `${s.label} at λ = ${u.arrivalRate.toFixed(1)} /s: ${u.reason}`));
+  // A chart with holes says so: the rates left out and why, on stderr.
+  for (const m of missing) process.stderr.write(`latency chart: no percentiles for ${m}\n`);
+  const drawn = load.series.filter((s) => s.points.length > 0);
+  if (drawn.length === 0) throw new ScenarioError('--latency-chart', `no percentiles could be computed (${load.series[0].unavailable[0]?.reason ?? 'none'})`);
+  writeFileSync(file, renderLatencyBandsSvg(drawn, loadChartTitle(scenario.params, load)));
 }
 
 /** `--backend` for a remote solve: the scenario's own solver.backend, overridden. */
@@ -51,6 +65,7 @@ function withBackend(json: unknown, backend: string | undefined): unknown {
 async function solveClassesCommand(json: unknown, o: SolveOptions): Promise<void> {
   if (o.server) throw new ScenarioError('classes', 'multi-class scenarios are solved locally for now; drop --server');
   if (o.svg) throw new ScenarioError('classes', '--svg draws single-class policies only for now');
+  if (o.latencyChart) throw new ScenarioError('classes', '--latency-chart draws single-class scenarios only for now');
   const withBackendSet = withBackend(json, o.backend);
   // Loaded only for a multi-class scenario: a single-class solve does not need the joint model.
   const [{ solveClassesScenario }, { formatClassesSolve }] = await Promise.all([import('../../solve/classes/solveClasses.js'), import('../classesFormat.js')]);

@@ -1,4 +1,4 @@
-import { Option, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { addRemoteOptions } from '../remote.js';
 import type { SolveOptions } from './solve.run.js';
 
@@ -19,8 +19,19 @@ export function registerSolve(program: Command): void {
     .option('--json', 'print the result object as JSON')
     .option('--svg <file>', 'also draw the policy (action against queue length) as an SVG chart')
     .option('--no-percentiles', 'leave the response-time percentiles out (they can cost more than the solve)')
+    .option(
+      '--latency-chart <file>',
+      'also draw p50–p99 bands and p99.9 against load (10–95 % of capacity B/l(B)) for the optimal policy at each λ, this λ\'s optimum held fixed, and greedy service, as an SVG chart (Poisson arrivals; solves once per λ, locally)',
+    )
+    .option('--chart-points <n>', `arrival rates on the --latency-chart (default 12; 2..200)`, chartPoints)
     .addOption(backendOption())
     .addOption(verboseOption());
   // The solver loads only when the command runs: `--help` and the other commands never pay for it.
   addRemoteOptions(cmd).action(async (file: string, o: SolveOptions) => (await import('./solve.run.js')).runSolve(file, o));
+}
+
+function chartPoints(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 2 || n > 200) throw new InvalidArgumentError(`must be a whole number in 2..200 (got ${v})`);
+  return n;
 }

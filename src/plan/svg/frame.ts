@@ -16,6 +16,8 @@ export interface FrameSpec {
   readonly width: number;
   readonly height: number;
   readonly title: string;
+  /** A second, smaller title line (e.g. the scenario); the plot starts lower to make room. */
+  readonly subtitle?: string;
   readonly xLabel: string;
   readonly yLabel: string;
   readonly xRange: readonly [number, number];
@@ -25,9 +27,11 @@ export interface FrameSpec {
 }
 
 const MARGIN = { left: 72, right: 24, top: 40, bottom: 52 };
+const SUBTITLE_ROOM = 16;
 
 export function frame(s: FrameSpec): Frame {
-  const plot = { left: MARGIN.left, right: s.width - MARGIN.right, top: MARGIN.top, bottom: s.height - MARGIN.bottom };
+  const top = MARGIN.top + (s.subtitle !== undefined ? SUBTITLE_ROOM : 0);
+  const plot = { left: MARGIN.left, right: s.width - MARGIN.right, top, bottom: s.height - MARGIN.bottom };
   const xAxis = niceAxis(s.xRange[0], s.xRange[1], s.xTicks ?? 6);
   const yAxis = niceAxis(s.yRange[0], s.yRange[1], s.yTicks ?? 5);
   const x = linear(xAxis, plot.left, plot.right);
@@ -62,5 +66,6 @@ export function frame(s: FrameSpec): Frame {
     }),
   );
   parts.push(text(s.title, { x: plot.left, y: 22, 'font-size': 14, 'font-weight': 'bold', class: 'title' }));
+  if (s.subtitle !== undefined) parts.push(text(s.subtitle, { x: plot.left, y: 40, 'font-size': 11, fill: '#444', class: 'subtitle' }));
   return { x, y, xAxis, yAxis, parts, plot };
 }

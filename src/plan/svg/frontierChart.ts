@@ -2,8 +2,8 @@ import { frame } from './frame.js';
 import { el, px, svgDocument, text } from './xml.js';
 
 /**
- * The latency–power frontier as an SVG chart: mean response time (ms) across, mean power
- * (W) up, one marker per frontier vertex joined by the frontier's segments, each marker
+ * The latency–power frontier as an SVG chart: mean response time (ms) across (or, with
+ * `latency: 'p99'`, each vertex's exact p99), mean power (W) up, one marker per frontier vertex joined by the frontier's segments, each marker
  * carrying its exact values in data-* attributes and a tooltip. Optionally a latency target
  * or power budget line and the constrained optimum on it.
  */
@@ -13,6 +13,8 @@ export interface FrontierChartPoint {
   /** Watts. */
   readonly meanPower: number;
   readonly controlLimit: number;
+  /** The vertex's exact p99 response time (s): required by `latency: 'p99'`, drawn in data-p99-ms when given. */
+  readonly p99?: number;
 }
 
 export interface FrontierChartOptions {
@@ -25,6 +27,8 @@ export interface FrontierChartOptions {
   readonly optimum?: { readonly meanResponseTime: number; readonly meanPower: number };
   /** Least mean power any policy can approach (W): drawn as a dashed floor. */
   readonly powerFloor?: number;
+  /** What the x axis shows: the mean (default) or the p99 of the response time. */
+  readonly latency?: 'mean' | 'p99';
 }
 
 /** Vertices get a control-limit label only when there are few enough to read. */
@@ -33,15 +37,25 @@ const MAX_LABELS = 16;
 export function renderFrontierSvg(points: readonly FrontierChartPoint[], o: FrontierChartOptions = {}): string {
   const width = o.width ?? 720;
   const height = o.height ?? 440;
-  const ms = points.map((p) => p.meanResponseTime * 1e3);
+  const p99Axis = o.latency === 'p99';
+  // The x value of a vertex: its mean, or its p99 on the p99 variant.
+  const xs = (p: FrontierChartPoint): number => {
+    if (!p99Axis) return p.meanResponseTime;
+    if (p.p99 === undefined) throw new Error(`renderFrontierSvg: the vertex with control limit ${p.controlLimit} has no p99`);
+    return p.p99;
+  };
+  const ms = points.map((p) => xs(p) * 1e3);
+  // A latency target and the constrained optimum are means: they have no place on a p99 axis (a budget does).
+  const target = p99Axis && o.target?.kind === 'latency' ? undefined : o.target;
+  const optimum = p99Axis ? undefined : o.optimum;
   const watts = points.map((p) => p.meanPower);
-  const extraX = o.target?.kind === 'latency' ? [o.target.seconds * 1e3] : [];
-  const extraY = [...(o.target?.kind === 'power' ? [o.target.watts] : []), ...(o.powerFloor !== undefined ? [o.powerFloor] : [])];
+  const extraX = target?.kind === 'latency' ? [target.seconds * 1e3] : [];
+  const extraY = [...(target?.kind === 'power' ? [target.watts] : []), ...(o.powerFloor !== undefined ? [o.powerFloor] : [])];
   const f = frame({
     width,
     height,
     title: o.title ?? 'Latency–power frontier',
-    xLabel: 'mean response time E[R] (ms)',
+    xLabel: p99Axis ? 'p99 response time (ms)' : 'mean response time E[R] (ms)',
     yLabel: 'mean power E[P] (W)',
     xRange: [Math.min(...ms, ...extraX), Math.max(...ms, ...extraX)],
     yRange: [Math.min(...watts, ...extraY), Math.max(...watts, ...extraY)],
@@ -54,8 +68,8 @@ export function renderFrontierSvg(points: readonly FrontierChartPoint[], o: Fron
     // Below the line at the left: the frontier's low-power end sits just above it on the right.
     body.push(text(`least possible mean power ${o.powerFloor.toFixed(2)} W`, { x: plot.left + 6, y: yy + 14, fill: '#777', 'font-size': 11, class: 'power-floor-label' }));
   }
-  if (o.target) {
-    const t = o.target;
+  if (target) {
+    const t = target;
     const line =
       t.kind === 'latency'
         ? { x1: f.x(t.seconds * 1e3), y1: plot.top, x2: f.x(t.seconds * 1e3), y2: plot.bottom }
@@ -68,14 +82,14 @@ export function renderFrontierSvg(points: readonly FrontierChartPoint[], o: Fron
         : { x: plot.right - 4, y: line.y1 - 6, 'text-anchor': 'end' };
     body.push(text(label, { ...at, fill: '#c0392b', class: 'target-label' }));
   }
-  const coords = points.map((p) => `${px(f.x(p.meanResponseTime * 1e3))},${px(f.y(p.meanPower))}`);
+  const coords = points.map((p) => `${px(f.x(xs(p) * 1e3))},${px(f.y(p.meanPower))}`);
   body.push(el('polyline', { class: 'frontier', points: coords.join(' '), fill: 'none', stroke: '#2c6fbb', 'stroke-width': 2 }));
   const markers = points.map((p, i) =>
     el(
       'circle',
       {
         class: 'vertex',
-        cx: f.x(p.meanResponseTime * 1e3),
+        cx: f.x(xs(p) * 1e3),
         cy: f.y(p.meanPower),
         r: 4,
         fill: '#2c6fbb',
@@ -83,20 +97,21 @@ export function renderFrontierSvg(points: readonly FrontierChartPoint[], o: Fron
         'data-latency-ms': String(p.meanResponseTime * 1e3),
         'data-power-w': String(p.meanPower),
         'data-control-limit': p.controlLimit,
+        'data-p99-ms': p.p99 !== undefined ? String(p.p99 * 1e3) : undefined,
       },
-      [el('title', {}, [`E[R] ${(p.meanResponseTime * 1e3).toFixed(4)} ms, E[P] ${p.meanPower.toFixed(4)} W, control limit ${p.controlLimit}`])],
+      [el('title', {}, [`E[R] ${(p.meanResponseTime * 1e3).toFixed(4)} ms${p.p99 !== undefined ? `, p99 ${(p.p99 * 1e3).toFixed(4)} ms` : ''}, E[P] ${p.meanPower.toFixed(4)} W, control limit ${p.controlLimit}`])],
     ),
   );
   body.push(el('g', { class: 'vertices' }, markers));
   if (points.length <= MAX_LABELS) {
     const labels = points.map((p) =>
-      text(`M=${p.controlLimit}`, { x: f.x(p.meanResponseTime * 1e3) + 6, y: f.y(p.meanPower) - 6, 'font-size': 10, fill: '#555' }),
+      text(`M=${p.controlLimit}`, { class: 'vertex-label', 'data-control-limit': p.controlLimit, x: f.x(xs(p) * 1e3) + 6, y: f.y(p.meanPower) - 6, 'font-size': 10, fill: '#555' }),
     );
     body.push(el('g', { class: 'labels' }, labels));
   }
-  if (o.optimum) {
-    const cx = f.x(o.optimum.meanResponseTime * 1e3);
-    const cy = f.y(o.optimum.meanPower);
+  if (optimum) {
+    const cx = f.x(optimum.meanResponseTime * 1e3);
+    const cy = f.y(optimum.meanPower);
     body.push(
       el(
         'circle',
@@ -108,10 +123,10 @@ export function renderFrontierSvg(points: readonly FrontierChartPoint[], o: Fron
           fill: 'none',
           stroke: '#c0392b',
           'stroke-width': 2,
-          'data-latency-ms': String(o.optimum.meanResponseTime * 1e3),
-          'data-power-w': String(o.optimum.meanPower),
+          'data-latency-ms': String(optimum.meanResponseTime * 1e3),
+          'data-power-w': String(optimum.meanPower),
         },
-        [el('title', {}, [`constrained optimum: E[R] ${(o.optimum.meanResponseTime * 1e3).toFixed(4)} ms, E[P] ${o.optimum.meanPower.toFixed(4)} W`])],
+        [el('title', {}, [`constrained optimum: E[R] ${(optimum.meanResponseTime * 1e3).toFixed(4)} ms, E[P] ${optimum.meanPower.toFixed(4)} W`])],
       ),
     );
   }
