@@ -27,11 +27,8 @@ export type LatencyOutcome = { readonly latency: LatencyFigures } | { readonly l
  * missing: the rest of the result stands without them.
  */
 export function latencyFigures(model: CompiledModel, policy: Policy, ev: DetailedEvaluation): LatencyOutcome {
-  const work = passageWork(model, policy, ev.levels);
-  const transformRoute = !isDeterministicLaw(model.params.distribution, model.params.cv) && !isExponentialLaw(model.params);
-  if (model.M === 1 && transformRoute && work > MAX_PASSAGE_WORK) {
-    return { latencyUnavailable: `the transform route would take too long here (${ev.levels} queue levels, ${work.toPrecision(2)} operations per transform over the bound ${MAX_PASSAGE_WORK})` };
-  }
+  const tooSlow = lawCostReason(model, policy, ev);
+  if (tooSlow !== undefined) return { latencyUnavailable: tooSlow };
   try {
     // Only the five percentiles are shown: no CDF grid (each grid point is one more inversion).
     const d = responseTimeDistribution(model, policy, ev, { gridPoints: 0, maxTransitions: MAX_CHAIN_TRANSITIONS });
@@ -41,6 +38,19 @@ export function latencyFigures(model: CompiledModel, policy: Policy, ev: Detaile
     if (e instanceof LimitError) return { latencyUnavailable: e.message };
     throw e;
   }
+}
+
+/**
+ * Why the law of `policy` is not worth computing (the transform route over its cost guard), or
+ * undefined when it is: planners that compute many laws ask first (src/plan/percentileTarget.ts).
+ */
+export function lawCostReason(model: CompiledModel, policy: Policy, ev: DetailedEvaluation): string | undefined {
+  const work = passageWork(model, policy, ev.levels);
+  const transformRoute = !isDeterministicLaw(model.params.distribution, model.params.cv) && !isExponentialLaw(model.params);
+  if (model.M === 1 && transformRoute && work > MAX_PASSAGE_WORK) {
+    return `the transform route would take too long here (${ev.levels} queue levels, ${work.toPrecision(2)} operations per transform over the bound ${MAX_PASSAGE_WORK})`;
+  }
+  return undefined;
 }
 
 /**

@@ -2,6 +2,8 @@ import { LimitError, ScenarioError, throwIfAborted } from '../model/errors.js';
 import { scaledMmpp } from '../model/mmpp/process.js';
 import type { Backend, ValidatedScenario } from '../model/scenario.js';
 import type { Policy } from '../policy/policy.js';
+import { latencyOfEvaluation } from '../latency/summary.js';
+import { evaluatePolicy } from '../policy/evaluate.js';
 import { simulate } from '../sim/simulate.js';
 import { asValidated, computeFrontier } from './frontier.js';
 import { planScenario, type PlanResult } from './constrained.js';
@@ -14,7 +16,7 @@ import { describePolicy, policyOf } from '../solve/result.js';
  * own queue at Λ/n. The least n whose accelerators can meet the mean latency target (the
  * least achievable E[R] at Λ/n is ≤ target), each then running the least-power policy that
  * meets it (the SLO-constrained solve). With a p99 target the deployed policy must also
- * meet it in simulation: the plan's best deterministic policy if it does, else the
+ * meet it, by its exact p99 (the response-time law) where available, else in simulation: the plan's best deterministic policy if it does, else the
  * least-power frontier vertex that does (the frontier up to the mean target, scanned from
  * low power up). n is rejected when even the least-latency policy misses the p99.
  */
@@ -23,7 +25,7 @@ export interface FleetOptions {
   readonly totalRate: number;
   /** Mean response time target, seconds. */
   readonly latencyTarget: number;
-  /** 99th-percentile response time target, seconds (checked by simulation). */
+  /** 99th-percentile response time target, seconds (exact where the law is available, else simulated). */
   readonly p99Target?: number;
   /** Largest fleet to consider (default 1024). */
   readonly maxAccelerators?: number;
@@ -43,11 +45,13 @@ export interface FleetTail {
   /** Exact figures of the policy run. */
   readonly meanResponseTime: number;
   readonly meanPower: number;
-  /** Its simulated p99, seconds. */
+  /** Its p99, seconds: exact or simulated (`p99Method`). */
   readonly p99: number;
-  /** Simulated p99 of the plan's deterministic policy, whichever is run. */
+  /** p99 of the plan's deterministic policy, whichever is run. */
   readonly planP99: number;
-  /** Policies simulated for this accelerator count. */
+  /** How `p99` was found: `exact` (the response-time law, docs/model.md §9) or `simulation` where the law is unavailable. */
+  readonly p99Method: 'exact' | 'simulation';
+  /** Policies whose p99 was computed or simulated for this accelerator count. */
   readonly simulated: number;
   readonly requests: number;
   readonly seed: number;
@@ -126,7 +130,7 @@ export async function sizeFleet(input: unknown, o: FleetOptions): Promise<FleetR
     if (o.p99Target === undefined) return { point: point(n, o.totalRate, plan, undefined), reason: null };
     const tail = await tailPolicy(sc, plan, least.policy, o.p99Target, { ...o, onProgress: progress(n) });
     const pt = point(n, o.totalRate, plan, tail.tail);
-    return tail.ok ? { point: pt, reason: null } : { point: pt, reason: `simulated p99 ${formatDuration(tail.tail.p99)} even with the least-latency policy at ${each(n)}` };
+    return tail.ok ? { point: pt, reason: null } : { point: pt, reason: `${tail.tail.p99Method === 'exact' ? 'exact' : 'simulated'} p99 ${formatDuration(tail.tail.p99)} even with the least-latency policy at ${each(n)}` };
   };
 
   const rejected: { accelerators: number; reason: string }[] = [];
@@ -183,36 +187,47 @@ async function tailPolicy(
   const seed = o.simulation?.seed ?? 1;
   const B = sc.params.maxBatchSize;
   let simulated = 0;
+  const methods = new Map<Policy, 'exact' | 'simulation'>();
+  // The exact p99 where the law is available (Poisson arrivals, within its cost guard); else simulation.
   const p99Of = (policy: Policy): number => {
     simulated++;
-    o.onProgress?.(`simulating policy ${simulated} for its p99`);
+    o.onProgress?.(`p99 of policy ${simulated}`);
+    const exact = latencyOfEvaluation(sc.params, policy, evaluatePolicy(sc.params, policy, { signal: o.signal }));
+    if ('latency' in exact) {
+      methods.set(policy, 'exact');
+      return exact.latency.p99;
+    }
+    methods.set(policy, 'simulation');
     return simulate(sc.params, policy, { requests, seed, signal: o.signal }).percentiles.p99;
   };
+  const methodOf = (policy: Policy): 'exact' | 'simulation' => methods.get(policy) ?? 'simulation';
   const planPolicy = policyOf(plan.deterministic.policy, B);
   const planP99 = p99Of(planPolicy);
   const common = { planP99, requests, seed };
   const d = plan.deterministic;
   if (planP99 <= p99Target) {
-    const tail = { policy: 'plan' as const, controlLimit: d.policy.controlLimit, meanResponseTime: d.meanResponseTime, meanPower: d.meanPower, p99: planP99, simulated, ...common };
+    const tail = { policy: 'plan' as const, controlLimit: d.policy.controlLimit, meanResponseTime: d.meanResponseTime, meanPower: d.meanPower, p99: planP99, p99Method: methodOf(planPolicy), simulated, ...common };
     return { ok: true, tail };
   }
   const leastP99 = p99Of(leastLatency);
   const frontier = await computeFrontier(sc, { maxLatency: o.latencyTarget, signal: o.signal, backend: o.backend, onProgress: o.onProgress });
   const candidates = frontier.vertices.filter((v) => v.figures.meanResponseTime <= o.latencyTarget).reverse();
-  const asTail = (v: (typeof candidates)[number], p99: number): FleetTail => ({
+  const asTail = (v: (typeof candidates)[number], p99: number, method: 'exact' | 'simulation'): FleetTail => ({
     policy: 'frontier',
     controlLimit: describePolicy(sc.params, v.policy).controlLimit,
     meanResponseTime: v.figures.meanResponseTime,
     meanPower: v.figures.meanPower,
     p99,
+    p99Method: method,
     simulated,
     ...common,
   });
   const latencyEnd = candidates[candidates.length - 1];
-  if (leastP99 > p99Target) return { ok: false, tail: asTail(latencyEnd, leastP99) };
+  const leastMethod = methodOf(leastLatency);
+  if (leastP99 > p99Target) return { ok: false, tail: asTail(latencyEnd, leastP99, leastMethod) };
   for (const v of candidates.slice(0, -1)) {
     const p99 = p99Of(v.policy);
-    if (p99 <= p99Target) return { ok: true, tail: asTail(v, p99) };
+    if (p99 <= p99Target) return { ok: true, tail: asTail(v, p99, methodOf(v.policy)) };
   }
-  return { ok: true, tail: asTail(latencyEnd, leastP99) };
+  return { ok: true, tail: asTail(latencyEnd, leastP99, leastMethod) };
 }

@@ -1,5 +1,7 @@
 /** Capacity planning's public surface (re-exported from src/index.ts; docs/planning.md). */
 export { planScenario, type PlanResult, type PlanTarget, type PlanOptions } from './constrained.js';
+export { planPercentileTarget, PercentileInfeasibleError, PERCENTILE_LEVEL_PROBABILITY, type PercentilePlanResult, type PercentileTarget, type PercentileLevel, type PercentileObjective, type PercentileMemberResult, type PercentilePlanOptions } from './percentileTarget.js';
+export { percentileFamily, cappedControlLimits, type FamilyMember, type PercentileFamily } from './percentileFamily.js';
 export { computeFrontier, lowerHull, DEFAULT_FRONTIER_RESOLUTION, DEFAULT_MAX_LATENCY_FACTOR, type Frontier, type FrontierVertex, type FrontierOptions } from './frontier.js';
 export { sizeFleet, DEFAULT_MAX_ACCELERATORS, type FleetOptions, type FleetResult, type FleetPoint, type FleetTail } from './fleet.js';
 export { exportPolicy, type ExportOptions, type ExportResult, type SimulatedCost } from './export/exportPolicy.js';

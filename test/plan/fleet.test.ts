@@ -37,7 +37,7 @@ describe('fleet sizing agrees with independent per-accelerator solves', () => {
     }
   });
 
-  it('with a p99 target the policy run meets it in simulation (same seed, same result)', async () => {
+  it('with a p99 target the policy run meets it by its exact p99 (deterministic service), which the simulator confirms', async () => {
     const r = await sizeFleet(specScenario(1000, 1e-4), {
       totalRate: 20_000,
       latencyTarget: 10e-3,
@@ -45,14 +45,16 @@ describe('fleet sizing agrees with independent per-accelerator solves', () => {
       simulation: { requests: 50_000, seed: 3 },
     });
     const t = r.at.tail!;
+    expect(t.p99Method).toBe('exact');
     expect(t.p99).toBeLessThanOrEqual(15e-3);
     expect(t.meanResponseTime).toBeLessThanOrEqual(10e-3);
     expect(Math.abs(r.at.fleetPower - r.accelerators * t.meanPower)).toBeLessThan(1e-9);
-    // The p99 is the simulator's, reproducible: rerun the policy with the same seed.
     const params = validateScenario(specScenario(20_000 / r.accelerators, 1e-4)).params;
     if (t.policy === 'plan') {
-      const again = simulate(params, { actions: Int32Array.from(r.at.plan.deterministic.policy.actions), tailBatch: 32 }, { requests: 50_000, seed: 3 });
-      expect(again.percentiles.p99).toBe(t.p99);
+      // An independent reference: the simulator's p99 of the same policy (200k requests: ~2 000 past
+      // the p99, so its sampling error is a few per cent at most).
+      const sim = simulate(params, { actions: Int32Array.from(r.at.plan.deterministic.policy.actions), tailBatch: 32 }, { requests: 200_000, seed: 3 });
+      expect(Math.abs(sim.percentiles.p99 - t.p99) / t.p99).toBeLessThan(0.05);
     } else {
       expect(t.planP99).toBeGreaterThan(15e-3);
     }

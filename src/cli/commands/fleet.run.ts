@@ -112,13 +112,16 @@ function pointLines(p: FleetPoint): string[] {
     `  per accelerator, deterministic (control limit ${plan.deterministic.policy.controlLimit}): ${figuresLine(plan.deterministic)}`,
   ];
   const t = p.tail;
+  // Exact p99s come from the response-time law; simulated ones name their run.
+  const how = (x: NonNullable<typeof t>): string =>
+    x.p99Method === 'exact' ? 'exact' : `simulated (${x.requests.toLocaleString('en-US')} requests, seed ${x.seed})`;
   if (t && t.policy === 'frontier') {
     lines.push(
-      `  the plan's policy simulates a p99 of ${formatDuration(t.planP99)}: the fleet runs the frontier policy with control limit ${t.controlLimit} instead,`,
-      `    simulated p99 ${formatDuration(t.p99)}, E[R] ${formatDuration(t.meanResponseTime)}, E[P] ${formatPower(t.meanPower)} (${t.requests.toLocaleString('en-US')} requests, seed ${t.seed})`,
+      `  the plan's policy has a p99 of ${formatDuration(t.planP99)}: the fleet runs the frontier policy with control limit ${t.controlLimit} instead,`,
+      `    p99 ${formatDuration(t.p99)} ${how(t)}, E[R] ${formatDuration(t.meanResponseTime)}, E[P] ${formatPower(t.meanPower)}`,
     );
   } else if (t) {
-    lines.push(`  simulated p99 ${formatDuration(t.p99)} (${t.requests.toLocaleString('en-US')} requests, seed ${t.seed})`);
+    lines.push(`  p99 ${formatDuration(t.p99)} ${how(t)}`);
   }
   return lines;
 }

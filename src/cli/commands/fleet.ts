@@ -12,7 +12,7 @@ export function registerFleet(program: Command): void {
     .argument('<scenario>', 'scenario JSON file for one accelerator (its arrivalRate and weights are not used)')
     .option('--total-rate <rate>', 'total arrival rate over the fleet, requests/s (e.g. 20000); required')
     .option('--latency-target <duration>', 'mean response time target, e.g. 10ms; required')
-    .option('--p99-target <duration>', '99th-percentile response time target, checked by simulation')
+    .option('--p99-target <duration>', '99th-percentile response time target: exact where the response-time law is available, else by simulation')
     .option('--max-accelerators <n>', 'largest fleet to consider (default 1024)', positiveInt('--max-accelerators'))
     .option('--requests <n>', 'requests per p99 simulation (default 200000)', positiveInt('--requests'))
     .option('--seed <n>', 'seed of the p99 simulations (default 1)', positiveInt('--seed'))

@@ -1,4 +1,6 @@
+import { ScenarioError } from '../../model/errors.js';
 import { validateScenario } from '../../model/validate.js';
+import type { PercentileTarget } from '../../plan/percentileTarget.js';
 import { planScenario, type PlanResult } from '../../plan/constrained.js';
 import type { Figures } from '../../plan/figures.js';
 import type { Mix } from '../../plan/mix.js';
@@ -6,24 +8,43 @@ import type { PolicyDescription } from '../../solve/result.js';
 import { formatDuration, formatPower } from '../../plan/units.js';
 import { policyDescriptionLines } from '../format.js';
 import { readJsonFile } from '../io.js';
-import { backendOf, planTarget } from '../options.js';
+import { backendOf, percentileTargetOf, planTarget } from '../options.js';
+import { formatPercentilePlan } from './plan.percentile.js';
 import { statusLine } from '../progress.js';
 
 /** `batchwise plan`, loaded only when it runs (registration: plan.ts). */
 export interface PlanOptions {
   latencyTarget?: string;
   powerBudget?: string;
+  p95Target?: string;
+  p99Target?: string;
+  p999Target?: string;
+  objective?: 'power' | 'cost';
   json?: boolean;
   backend?: string;
 }
 
 export async function runPlan(file: string, o: PlanOptions): Promise<void> {
+  const percentile = percentileTargetOf(o);
+  if (percentile) return runPercentilePlan(file, o, percentile);
+  if (o.objective !== undefined) throw new ScenarioError('--objective', 'applies to percentile targets (--p95-target, --p99-target, --p999-target) only');
   const target = planTarget(o);
   const scenario = validateScenario(readJsonFile(file));
   const field = target.kind === 'latency' ? '--latency-target' : '--power-budget';
   const status = statusLine(process.stderr.isTTY === true, 'plan');
   const result = await planScenario(scenario, target, { backend: backendOf(o), targetField: field, onProgress: status.set }).finally(status.stop);
   process.stdout.write(o.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatPlan(result, scenario.params.maxBatchSize).join('\n')}\n`);
+}
+
+/** `plan --p99-target` (p95, p99.9): the least-objective policy of a stated family meeting the exact percentile. */
+async function runPercentilePlan(file: string, o: PlanOptions, t: { target: PercentileTarget; flag: string }): Promise<void> {
+  const scenario = validateScenario(readJsonFile(file));
+  const status = statusLine(process.stderr.isTTY === true, 'plan');
+  // The planner loads only on this route: it pulls in the response-time law.
+  const { planPercentileTarget } = await import('../../plan/percentileTarget.js');
+  const opts = { objective: o.objective, backend: backendOf(o), targetField: t.flag, onProgress: status.set };
+  const result = await planPercentileTarget(scenario, t.target, opts).finally(status.stop);
+  process.stdout.write(o.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatPercentilePlan(result, scenario.params.maxBatchSize).join('\n')}\n`);
 }
 
 export function figuresLine(f: Figures): string {

@@ -5,10 +5,14 @@ import { backendOption, verboseOption } from './solve.js';
 export function registerPlan(program: Command): void {
   program
     .command('plan')
-    .description('least mean power under a latency target, or least latency under a power budget')
-    .argument('<scenario>', 'scenario JSON file (its objective weights are not used)')
+    .description('least mean power under a latency target (mean or percentile), or least latency under a power budget')
+    .argument('<scenario>', 'scenario JSON file (its objective weights are used only by --objective cost)')
     .addOption(new Option('--latency-target <duration>', 'mean response time target, e.g. 10ms, 800us, 0.01s'))
     .addOption(new Option('--power-budget <power>', 'mean power budget, e.g. 120W, 1.2kW'))
+    .addOption(new Option('--p95-target <duration>', '95th-percentile response time target (exact, within a stated policy family)'))
+    .addOption(new Option('--p99-target <duration>', '99th-percentile response time target, e.g. 15ms'))
+    .addOption(new Option('--p999-target <duration>', '99.9th-percentile response time target'))
+    .addOption(new Option('--objective <objective>', 'with a percentile target: least mean power, or least weighted cost (the scenario\'s weights)').choices(['power', 'cost']))
     .option('--json', 'print the result object as JSON')
     .addOption(backendOption())
     .addOption(verboseOption())

@@ -1,0 +1,24 @@
+import type { PercentileMemberResult, PercentilePlanResult } from '../../plan/percentileTarget.js';
+import { formatDuration, formatPower } from '../../plan/units.js';
+import { policyDescriptionLines } from '../format.js';
+
+/** Human output of `batchwise plan --p99-target` (and p95, p99.9): the answer, its exact percentile, the family it is optimal in. */
+const LEVEL_NAME = { p95: 'p95', p99: 'p99', p999: 'p99.9' } as const;
+
+export function formatPercentilePlan(r: PercentilePlanResult, B: number): string[] {
+  const level = LEVEL_NAME[r.target.level];
+  const x = r.policy;
+  const goal = r.objective === 'power' ? `least mean power ${formatPower(x.meanPower)}` : `least weighted cost ${x.averageCost.toPrecision(8)}`;
+  return [
+    `${level} target ${formatDuration(r.target.seconds)}: ${goal}, exact ${level} ${formatDuration(x.percentile)} (±${relativeText(x)}, ${x.method})`,
+    `  Policy (${x.name}; ${x.origin === 'frontier' ? 'a mean-optimal frontier vertex' : 'a control limit with a batch cap'}):`,
+    ...(x.origin === 'control-limit' ? [`    wait below ${x.controlLimit} requests, then serve min(queue, ${x.batchCap})`] : policyDescriptionLines(x.policy, B).map((l) => `    ${l}`)),
+    `    E[R] ${formatDuration(x.meanResponseTime)}, E[P] ${formatPower(x.meanPower)}, utilisation ${(x.utilization * 100).toFixed(2)} %, mean batch ${x.meanBatchSize.toFixed(3)}`,
+    `  Optimal within ${r.family.name} (${r.family.size} policies), not over all policies.`,
+    `  Examined in increasing ${r.objective === 'power' ? 'power' : 'cost'}: ${r.examined} response-time laws, ${r.ruledOut} more ruled out by a bound without one.`,
+  ];
+}
+
+function relativeText(x: PercentileMemberResult): string {
+  return `${x.percentileRelative.toExponential(1)} relative`;
+}
