@@ -18,4 +18,6 @@ export interface ResponseTimeLaw {
   readonly method: string;
   /** Size of the representation (terms, steps or transforms). */
   readonly work: number;
+  /** Where the CDF jumps (atoms), ascending, if it has any: a percentile on a jump is exactly there. */
+  readonly atoms?: Float64Array;
 }

@@ -138,5 +138,6 @@ export function deterministicLaw(model: CompiledModel, policy: Policy, ev: Detai
     cdfError: lostMass + skipped + worstTv + interpolation + terms * SETTLED + 1e-14,
     method: 'mixture',
     work: terms,
+    atoms: Float64Array.from(new Set(idleD.filter((_, q) => idleN[q] === 0))).sort(),
   };
 }

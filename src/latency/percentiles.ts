@@ -59,6 +59,13 @@ export function quantile(law: ResponseTimeLaw, p: number, from: number, tol = 1e
     if (!Number.isFinite(t)) throw new RangeError(`no t with P(R ≤ t) ≥ ${p}`);
   }
   if (!Number.isFinite(hi)) throw new RangeError(`no t with P(R ≤ t) ≥ ${p} found`);
+  // A jump inside the final bracket that reaches p is the percentile, exactly.
+  if (law.atoms) {
+    for (const a of law.atoms) {
+      if (a > hi) break;
+      if (a >= lo && a <= hi && at(a).F >= p) return { t: a, relative: 0, evaluations };
+    }
+  }
   const width = Math.min(1, (hi - lo) / hi);
   if (lo === hi) lo = hi * (1 - 1e-12);
   // On a jump (an atom) that straddles p by more than the error, t is exact up to the bracket;

@@ -29,6 +29,7 @@ export function transformLaw(model: CompiledModel, policy: Policy, ev: DetailedE
       return inv.errorBound(lostMass);
     },
     method: 'transform',
+    atoms: Float64Array.from(entry.atoms.map((a) => a.at)).sort(),
     get work() {
       return inv.transforms + 2;
     },
