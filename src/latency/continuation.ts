@@ -107,7 +107,11 @@ export function continuation(model: CompiledModel, policy: Policy, kMax: number,
   let accSeen = new Uint8Array(512 * NW);
   const touched: number[] = [];
   const tv = new Float64Array(states);
+  // Per k, the accumulator keys of row k − a's terms shifted by l(a), computed once per (row, a):
+  // every target (k, m) serving a reads them for its whole window of K.
+  const rowKeys = new Map<number, Int32Array>();
   for (let k = 0; k <= kMax; k++) {
+    rowKeys.clear();
     for (let m = mCap; m >= 0; m--) {
       const i = k * W + m;
       const a = actionAt(policy, k + 1 + m);
@@ -124,35 +128,49 @@ export function continuation(model: CompiledModel, policy: Policy, kMax: number,
         const st = model.pmfStart[a];
         const len = model.pmfLength[a];
         const row = (k - a) * W;
+        let keys = rowKeys.get(a);
+        // the row's states were written from m = mCap down to 0: one contiguous range
+        const base = start[row + mCap];
+        if (!keys) {
+          const top = end[row];
+          keys = new Int32Array(top - base);
+          let need = 1;
+          for (let t = base; t < top; t++) {
+            const key = (keys[t - base] = shifted(shift[t], a) * NW + waits[t]);
+            if (key >= need) need = key + 1;
+          }
+          if (need > accC.length) {
+            const c2 = new Float64Array(Math.max(2 * accC.length, need));
+            c2.set(accC);
+            accC = c2;
+            const s2 = new Uint8Array(c2.length);
+            s2.set(accSeen);
+            accSeen = s2;
+          }
+          rowKeys.set(a, keys);
+        }
         let capMass = 1;
         let bound = 0;
-        const add = (src: number, p: number): void => {
-          bound += p * tv[src];
-          for (let t = start[src]; t < end[src]; t++) {
-            const key = shifted(shift[t], a) * NW + waits[t];
-            if (key >= accC.length) {
-              const c2 = new Float64Array(Math.max(2 * accC.length, key + 1));
-              c2.set(accC);
-              accC = c2;
-              const s2 = new Uint8Array(c2.length);
-              s2.set(accSeen);
-              accSeen = s2;
-            }
-            if (accSeen[key] === 0) {
-              accSeen[key] = 1;
-              touched.push(key);
-            }
-            accC[key] += p * coef[t];
-          }
-        };
-        for (let q = 0; q < len; q++) {
+        for (let q = 0; q <= len; q++) {
+          // the last pass takes every K that reaches mCap, with the mass left
           const K = off + q;
-          if (m + K >= mCap) break;
-          const p = model.pmf[st + q];
-          capMass -= p;
-          if (p > 0) add(row + m + K, p);
+          const toCap = q === len || m + K >= mCap;
+          const p = toCap ? capMass : model.pmf[st + q];
+          if (!toCap) capMass -= p;
+          const src = toCap ? row + mCap : row + m + K;
+          if (p > 0) {
+            bound += p * tv[src];
+            for (let t = start[src]; t < end[src]; t++) {
+              const key = keys[t - base];
+              if (accSeen[key] === 0) {
+                accSeen[key] = 1;
+                touched.push(key);
+              }
+              accC[key] += p * coef[t];
+            }
+          }
+          if (toCap) break;
         }
-        if (capMass > 0) add(row + mCap, capMass);
         for (const key of touched) {
           const c = accC[key];
           accC[key] = 0;
