@@ -1,9 +1,13 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScenarioError } from '../../src/model/errors.js';
 import { validateScenario } from '../../src/model/validate.js';
 import { planPercentileTarget, PercentileInfeasibleError } from '../../src/plan/percentileTarget.js';
 import { RemoteError, type BatchwiseClient } from '../../src/service/client.js';
+import { runCli } from '../helpers/cli.js';
 import { specScenario } from '../helpers/scenarios.js';
 import { startHarness, type Harness } from './support/harness.js';
 
@@ -107,5 +111,36 @@ describe('Plan with a percentile target', () => {
       expect(s.field, JSON.stringify(fields)).toBe(field);
       expect(s.details).toMatch(new RegExp(`^${field}: ${msg.source}`));
     }
+  });
+});
+
+describe('batchwise plan --server', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'batchwise-plan-server-'));
+  const file = join(dir, 'light.json');
+  writeFileSync(file, JSON.stringify(raw));
+
+  it('prints what a local plan prints, for a percentile target and a mean target', async () => {
+    for (const args of [
+      ['--p99-target', '8ms', '--objective', 'cost'],
+      ['--p95-target', '8ms'],
+      ['--latency-target', '5ms'],
+    ]) {
+      const local = await runCli('plan', file, ...args);
+      const remote = await runCli('plan', file, ...args, '--server', h.server.address);
+      expect(local.code, args.join(' ')).toBe(0);
+      expect(remote.code, `${args.join(' ')}: ${remote.err}`).toBe(0);
+      expect(remote.out).toBe(local.out);
+      const localJson = await runCli('plan', file, ...args, '--json');
+      const remoteJson = await runCli('plan', file, ...args, '--json', '--server', h.server.address);
+      expect(JSON.parse(remoteJson.out)).toEqual(JSON.parse(localJson.out));
+    }
+  });
+
+  it('an unmet target names the flag, as locally, with exit code 2', async () => {
+    const local = await runCli('plan', file, '--p99-target', '4ms');
+    const remote = await runCli('plan', file, '--p99-target', '4ms', '--server', h.server.address);
+    expect(remote.code).toBe(2);
+    expect(remote.err).toMatch(/^.*--p99-target: 4\.0000 ms cannot be met within the family .* the least achievable p99 is/);
+    expect(remote.err).toBe(local.err);
   });
 });

@@ -1,4 +1,4 @@
-import type { PlanResult } from '../../plan/constrained.js';
+import type { PlanResult, PlanTarget } from '../../plan/constrained.js';
 import type { PercentileMemberResult, PercentilePlanResult } from '../../plan/percentileTarget.js';
 import type { PercentilePlanMessage } from '../../plan/percentileRequest.js';
 import { policyFromProtoSummary, stripUnset } from './result.js';
@@ -16,7 +16,10 @@ export function planAnswerFromProto(m: unknown): PlanAnswer {
   const p = r.percentile;
   if (p === undefined || r.target === undefined) {
     const plan = r as unknown as PlanResult;
-    return { kind: 'mean', result: { ...plan, deterministic: { ...plan.deterministic, policy: policyFromProtoSummary(plan.deterministic?.policy) } } };
+    const t = plan.target as PlanTarget & { seconds?: number; watts?: number };
+    // PlanTarget's other fields read as 0 with defaults on; the library's target holds its own kind's only.
+    const target: PlanTarget = t.kind === 'latency' ? { kind: 'latency', seconds: t.seconds ?? 0 } : { kind: 'power', watts: t.watts ?? 0 };
+    return { kind: 'mean', result: { ...plan, target, deterministic: { ...plan.deterministic, policy: policyFromProtoSummary(plan.deterministic?.policy) } } };
   }
   const policy: PercentileMemberResult = { ...p.policy, policy: policyFromProtoSummary(p.policy.policy) };
   return {
