@@ -21,7 +21,7 @@ export default async function badInput(ctx: BenchContext): Promise<BenchSection>
   const client = new BadInputClient(address);
   const calls: BadCall[] = [];
   try {
-    for (const group of [client.numeric(), client.fleet(), client.strings(), client.garbage()]) for await (const c of group) calls.push(c);
+    for (const group of [client.numeric(), client.fleet(), client.targets(), client.strings(), client.garbage()]) for await (const c of group) calls.push(c);
   } finally {
     client.close();
     proc.kill('SIGTERM');

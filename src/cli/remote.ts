@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { BatchwiseClient, ClientTls } from '../service/client.js';
+import type { PlanAnswer } from '../service/convert/plan.js';
 
 /** Options of every command that can talk to a server. */
 export interface RemoteOptions {
@@ -94,4 +95,9 @@ export async function solveRemote(o: RemoteOptions & { server: string }, scenari
 /** `evaluate --server`. */
 export async function evaluateRemote(o: RemoteOptions & { server: string }, scenario: unknown, policy: string, skipPercentiles = false) {
   return withClient(o, (client, signal) => client.evaluate(scenario, policy, { signal, skipPercentiles }));
+}
+
+/** `plan --server`: one Plan call; `request` holds the target fields (JSON names) and objective. */
+export async function planRemote(o: RemoteOptions & { server: string }, scenario: unknown, request: Record<string, unknown>): Promise<PlanAnswer> {
+  return withClient(o, (client, signal) => client.plan(scenario, request, { signal }));
 }

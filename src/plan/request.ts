@@ -9,6 +9,7 @@ import { EXPORT_TARGETS, type ExportTarget } from './export/targets.js';
 import { sizeFleet, type FleetResult } from './fleet.js';
 import { computeFrontier, type Frontier } from './frontier.js';
 import type { PowerBound } from './powerBound.js';
+import { missingTarget, parsePercentileTarget, runPercentileCall, type PercentilePlanMessage, type PercentileTargetCall } from './percentileRequest.js';
 import { countValue, isAbsent, isObj, knownFields, underField } from '../validate/index.js';
 
 /**
@@ -21,7 +22,7 @@ import { countValue, isAbsent, isObj, knownFields, underField } from '../validat
 export type PlanningKind = 'plan' | 'frontier' | 'fleet' | 'export';
 
 export type PlanningCall =
-  | { readonly kind: 'plan'; readonly scenario: ValidatedScenario; readonly target: PlanTarget }
+  | { readonly kind: 'plan'; readonly scenario: ValidatedScenario; readonly target: PlanTarget | PercentileTargetCall }
   | { readonly kind: 'frontier'; readonly scenario: ValidatedScenario; readonly maxLatency?: number; readonly resolution?: number }
   | {
       readonly kind: 'fleet';
@@ -67,7 +68,8 @@ export interface FrontierMessage {
 }
 
 export interface PlanningResponses {
-  plan: PlanResult;
+  /** PlanResult for a mean target or a power budget; for a percentile target, PlanResult's target, status and percentile only. */
+  plan: PlanResult | PercentilePlanMessage;
   frontier: FrontierMessage;
   fleet: FleetResult;
   export: ExportResult;
@@ -78,7 +80,7 @@ export type PlanningResponse = PlanningResponses[PlanningKind];
 export const MAX_FLEET = 4096;
 
 const KNOWN: Readonly<Record<PlanningKind, readonly string[]>> = {
-  plan: ['scenario', 'latencyTarget', 'powerBudget'],
+  plan: ['scenario', 'latencyTarget', 'powerBudget', 'p95Target', 'p99Target', 'p999Target', 'objective'],
   frontier: ['scenario', 'maxLatency', 'resolution'],
   fleet: ['scenario', 'totalRate', 'latencyTarget', 'p99Target', 'maxAccelerators', 'requests', 'seed'],
   export: ['scenario', 'target', 'requests', 'tuningRequests', 'seed', 'modelName'],
@@ -98,9 +100,9 @@ export function parsePlanningRequest(
     case 'plan': {
       const latency = positive(req.latencyTarget, 'latencyTarget');
       const power = positive(req.powerBudget, 'powerBudget');
-      if ((latency === undefined) === (power === undefined)) {
-        throw new ScenarioError('latencyTarget', 'give exactly one of latencyTarget (seconds) and powerBudget (watts)');
-      }
+      const percentile = parsePercentileTarget(req, latency !== undefined || power !== undefined);
+      if (percentile) return { kind, scenario, target: percentile };
+      if ((latency === undefined) === (power === undefined)) throw missingTarget();
       return { kind, scenario, target: latency !== undefined ? { kind: 'latency', seconds: latency } : { kind: 'power', watts: power! } };
     }
     case 'frontier': {
@@ -150,6 +152,7 @@ export async function runPlanningCall(call: PlanningCall, opts: { signal?: Abort
   const signal = opts.signal;
   switch (call.kind) {
     case 'plan':
+      if (call.target.kind === 'percentile') return runPercentileCall(call.scenario, call.target, signal);
       return planScenario(call.scenario, call.target, { signal, targetField: call.target.kind === 'latency' ? 'latencyTarget' : 'powerBudget' });
     case 'frontier':
       return frontierMessage(await computeFrontier(call.scenario, { maxLatency: call.maxLatency, resolution: call.resolution, signal }), call.scenario);

@@ -5,6 +5,7 @@ import type { FleetPlanAnswer } from '../fleet/request.js';
 import type { FleetRun } from '../fleet/run.js';
 import { fleetPlanFromProto, fleetRunFromProto, fleetToProto, weightsToProto } from './convert/fleet.js';
 import { fleetJsonNames, scenarioJsonNames, solveBatchJsonNames } from './convert/jsonNames.js';
+import { planAnswerFromProto, type PlanAnswer } from './convert/plan.js';
 import { evaluationFromProto, solveResultFromProto } from './convert/result.js';
 import type { ScenarioResult, SolveBatchRequest, SolveProgressMessage, SolveRequest, SolveUpdate } from './messages.js';
 import { loadPackageDefinition } from './proto.js';
@@ -66,6 +67,7 @@ type RawClient = grpc.Client & {
   SolveBatch(req: SolveBatchRequest, md: grpc.Metadata, opts: grpc.CallOptions): grpc.ClientReadableStream<ScenarioResult>;
   Evaluate(req: unknown, md: grpc.Metadata, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r?: EvaluationResult) => void): grpc.ClientUnaryCall;
   FleetSimulate(req: unknown, md: grpc.Metadata, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r?: Record<string, unknown>) => void): grpc.ClientUnaryCall;
+  Plan(req: unknown, md: grpc.Metadata, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r?: Record<string, unknown>) => void): grpc.ClientUnaryCall;
   FleetPlan(req: unknown, md: grpc.Metadata, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r?: Record<string, unknown>) => void): grpc.ClientUnaryCall;
 };
 
@@ -146,6 +148,14 @@ export class BatchwiseClient {
    */
   fleetSimulate(request: Record<string, unknown>, opts: CallOptions = {}): Promise<FleetRun> {
     return this.unary((cb) => this.raw.FleetSimulate({ ...request, fleet: fleetToProto(fleetJsonNames(request.fleet)), weights: weightsToProto(request.weights) }, metadata(opts), callOptions(opts), cb), opts, fleetRunFromProto);
+  }
+
+  /**
+   * Plan: `request` is { latencyTarget | powerBudget | p95Target | p99Target | p999Target, objective }
+   * (JSON names; the scenario goes separately). The answer as the library's PlanResult or PercentilePlanResult.
+   */
+  plan(scenario: unknown, request: Record<string, unknown>, opts: CallOptions = {}): Promise<PlanAnswer> {
+    return this.unary((cb) => this.raw.Plan({ ...request, scenario: scenarioJsonNames(scenario) }, metadata(opts), callOptions(opts), cb), opts, planAnswerFromProto);
   }
 
   /** FleetPlan: `request` is { fleet, least, kind, maxAccelerators }. */

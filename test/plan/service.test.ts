@@ -46,7 +46,7 @@ describe('planning RPCs', () => {
 
   it('Plan returns the in-process answer (a mix exactly on the target)', async () => {
     const r = await call<PlanResult>('Plan', { scenario: light, latencyTarget: 5e-3 });
-    const expected = await planningRequest('plan', { scenario: light, latencyTarget: 5e-3 });
+    const expected = (await planningRequest('plan', { scenario: light, latencyTarget: 5e-3 })) as PlanResult;
     expect(r.status).toBe('binding');
     expect(r.optimum).toEqual(expected.optimum);
     expect(r.mix!.figures.meanResponseTime).toBeCloseTo(5e-3, 15);

@@ -41,7 +41,7 @@ describe('a generated bad-input suite against a real server', () => {
     expect(Buffer.byteLength(o.details), c.label).toBeLessThanOrEqual(DETAIL_BOUNDS.message);
     if (c.refusal) {
       expect(o.code, `${c.label}: ${o.details}`).toBe(grpc.status.INVALID_ARGUMENT);
-      expect(o.field, c.label).toBe(`${under}.${c.refusal}`);
+      expect(o.field, c.label).toBe(under ? `${under}.${c.refusal}` : c.refusal);
     }
   };
 
@@ -62,6 +62,16 @@ describe('a generated bad-input suite against a real server', () => {
       calls.push(c);
     }
     expect(calls.filter((c) => c.refusal && c.rpc === 'FleetPlan').length).toBeGreaterThan(40);
+    expect(await serving()).toBe('SERVING');
+  });
+
+  it("Plan's target fields at bad values and two at once, refused naming the field", async () => {
+    const calls: BadCall[] = [];
+    for await (const c of client.targets()) {
+      check(c, '');
+      calls.push(c);
+    }
+    expect(new Set(calls.map((c) => c.refusal))).toEqual(new Set(['latencyTarget', 'powerBudget', 'p95Target', 'p99Target', 'p999Target', 'objective']));
     expect(await serving()).toBe('SERVING');
   });
 

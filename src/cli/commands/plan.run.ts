@@ -1,7 +1,7 @@
 import { ScenarioError } from '../../model/errors.js';
 import { validateScenario } from '../../model/validate.js';
 import type { PercentileTarget } from '../../plan/percentileTarget.js';
-import { planScenario, type PlanResult } from '../../plan/constrained.js';
+import { planScenario, type PlanResult, type PlanTarget } from '../../plan/constrained.js';
 import type { Figures } from '../../plan/figures.js';
 import type { Mix } from '../../plan/mix.js';
 import type { PolicyDescription } from '../../solve/result.js';
@@ -10,10 +10,11 @@ import { policyDescriptionLines } from '../format.js';
 import { readJsonFile } from '../io.js';
 import { backendOf, percentileTargetOf, planTarget } from '../options.js';
 import { formatPercentilePlan } from './plan.percentile.js';
+import { planRemote, type RemoteOptions } from '../remote.js';
 import { statusLine } from '../progress.js';
 
 /** `batchwise plan`, loaded only when it runs (registration: plan.ts). */
-export interface PlanOptions {
+export interface PlanOptions extends RemoteOptions {
   latencyTarget?: string;
   powerBudget?: string;
   p95Target?: string;
@@ -26,9 +27,13 @@ export interface PlanOptions {
 
 export async function runPlan(file: string, o: PlanOptions): Promise<void> {
   const percentile = percentileTargetOf(o);
-  if (percentile) return runPercentilePlan(file, o, percentile);
+  if (percentile) return o.server ? runRemotePlan(file, o, o.server, percentile.target) : runPercentilePlan(file, o, percentile);
   if (o.objective !== undefined) throw new ScenarioError('--objective', 'applies to percentile targets (--p95-target, --p99-target, --p999-target) only');
   const target = planTarget(o);
+  return o.server ? runRemotePlan(file, o, o.server, target) : runMeanPlan(file, o, target);
+}
+
+async function runMeanPlan(file: string, o: PlanOptions, target: PlanTarget): Promise<void> {
   const scenario = validateScenario(readJsonFile(file));
   const field = target.kind === 'latency' ? '--latency-target' : '--power-budget';
   const status = statusLine(process.stderr.isTTY === true, 'plan');
@@ -45,6 +50,36 @@ async function runPercentilePlan(file: string, o: PlanOptions, t: { target: Perc
   const opts = { objective: o.objective, backend: backendOf(o), targetField: t.flag, onProgress: status.set };
   const result = await planPercentileTarget(scenario, t.target, opts).finally(status.stop);
   process.stdout.write(o.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatPercentilePlan(result, scenario.params.maxBatchSize).join('\n')}\n`);
+}
+
+const REQUEST_FLAGS: Readonly<Record<string, string>> = {
+  latencyTarget: '--latency-target',
+  powerBudget: '--power-budget',
+  p95Target: '--p95-target',
+  p99Target: '--p99-target',
+  p999Target: '--p999-target',
+  objective: '--objective',
+};
+
+/** `plan --server`: the same question through the Plan RPC, printed as a local plan prints. */
+async function runRemotePlan(file: string, o: PlanOptions, server: string, target: PlanTarget | PercentileTarget): Promise<void> {
+  const json = readJsonFile(file);
+  // Validated here too: bad input is reported before connecting, with the same field names as locally.
+  const B = validateScenario(json).params.maxBatchSize;
+  if (o.backend !== undefined) throw new ScenarioError('--backend', 'applies to local plans only (the server picks its own)');
+  const request =
+    'level' in target
+      ? { [`${target.level}Target`]: target.seconds, ...(o.objective ? { objective: o.objective } : {}) }
+      : target.kind === 'latency'
+        ? { latencyTarget: target.seconds }
+        : { powerBudget: target.watts };
+  const answer = await planRemote({ ...o, server }, json, request).catch((e: unknown) => {
+    // The server names request fields (p99Target); say the flag the user typed instead.
+    const flag = e instanceof ScenarioError ? REQUEST_FLAGS[e.field] : undefined;
+    throw flag ? new ScenarioError(flag, (e as ScenarioError).reason) : e;
+  });
+  const lines = answer.kind === 'percentile' ? formatPercentilePlan(answer.result, B) : formatPlan(answer.result, B);
+  process.stdout.write(o.json ? `${JSON.stringify(answer.result, null, 2)}\n` : `${lines.join('\n')}\n`);
 }
 
 export function figuresLine(f: Figures): string {

@@ -1,9 +1,10 @@
 import { Option, type Command } from 'commander';
+import { addRemoteOptions } from '../remote.js';
 import type { PlanOptions } from './plan.run.js';
 import { backendOption, verboseOption } from './solve.js';
 
 export function registerPlan(program: Command): void {
-  program
+  const cmd = program
     .command('plan')
     .description('least mean power under a latency target (mean or percentile), or least latency under a power budget')
     .argument('<scenario>', 'scenario JSON file (its objective weights are used only by --objective cost)')
@@ -15,7 +16,7 @@ export function registerPlan(program: Command): void {
     .addOption(new Option('--objective <objective>', 'with a percentile target: least mean power, or least weighted cost (the scenario\'s weights)').choices(['power', 'cost']))
     .option('--json', 'print the result object as JSON')
     .addOption(backendOption())
-    .addOption(verboseOption())
-    // The planner loads only when the command runs (plan.run.ts).
-    .action(async (file: string, o: PlanOptions) => (await import('./plan.run.js')).runPlan(file, o));
+    .addOption(verboseOption());
+  // The planner loads only when the command runs (plan.run.ts); --server sends it to the Plan RPC.
+  addRemoteOptions(cmd).action(async (file: string, o: PlanOptions) => (await import('./plan.run.js')).runPlan(file, o));
 }

@@ -29,7 +29,7 @@ const OPTIONAL_COUNTS = new Set(['gpuIterations', 'polishSteps']);
  * the per-phase fields of MMPP results on a Poisson scenario, the GPU counters on the CPU),
  * so drop them here and a remote result equals the in-process one.
  */
-function stripUnset(v: unknown): unknown {
+export function stripUnset(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(stripUnset);
   if (typeof v !== 'object' || v === null || ArrayBuffer.isView(v)) return v;
   const out: Obj = {};
@@ -53,7 +53,7 @@ export function evaluationFromProto(m: unknown): EvaluationResult {
   return { ...r, policy: policyFromProtoSummary(r.policy) };
 }
 
-function policyFromProtoSummary(p: PolicySummary | undefined): PolicySummary {
+export function policyFromProtoSummary(p: PolicySummary | undefined): PolicySummary {
   return {
     ...p,
     actions: p?.actions ?? [],

@@ -4,6 +4,7 @@ import { validateScenario } from '../../../src/model/validate.js';
 import { validateFleet } from '../../../src/fleet/scenario.js';
 import { fleetToProto } from '../../../src/service/convert/fleet.js';
 import { fleetJsonNames } from '../../../src/service/convert/jsonNames.js';
+import { parsePlanningRequest } from '../../../src/plan/request.js';
 import { loadPackageDefinition } from '../../../src/service/proto.js';
 import { twoClassFleet } from '../../fleet/helpers.js';
 import { specCapacity, specScenario } from '../../helpers/scenarios.js';
@@ -12,7 +13,8 @@ import { specCapacity, specScenario } from '../../helpers/scenarios.js';
  * The bad-input calls of the generated suite, shared by the test (which checks each outcome) and
  * the benchmark (which times them against a real `batchwise serve`): every numeric field of a
  * scenario at seven bad values through Evaluate, Simulate, Plan, Solve, Frontier and Export; every
- * numeric field of a fleet through FleetSimulate and FleetPlan; oversized strings;
+ * numeric field of a fleet through FleetSimulate and FleetPlan; Plan's target fields at bad values
+ * and in pairs; oversized strings;
  * raw bytes that are no protobuf at all, on every RPC.
  */
 type Callback = (e: grpc.ServiceError | null, r?: unknown) => void;
@@ -27,7 +29,7 @@ export interface Outcome {
 
 /** One call made and how it ended. `refusal`: the field the in-process validator names, if it refuses. */
 export interface BadCall {
-  readonly group: 'numeric' | 'fleet' | 'strings' | 'garbage';
+  readonly group: 'numeric' | 'fleet' | 'targets' | 'strings' | 'garbage';
   readonly rpc: string;
   readonly label: string;
   readonly outcome: Outcome;
@@ -99,6 +101,33 @@ export function fleetCases(): Array<{ name: string; fleet: Record<string, unknow
   return out;
 }
 
+/** Plan's target fields (request level) at the values its parser refuses, and two targets at once. */
+const TARGET_FIELDS = ['latencyTarget', 'powerBudget', 'p95Target', 'p99Target', 'p999Target'];
+// Only refused values: a tiny positive percentile target is valid and costs one law per family member.
+const BAD_TARGETS = [-1, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY];
+
+export function targetCases(): Array<{ name: string; request: Record<string, unknown>; refusal: string }> {
+  const scenario = specScenario(1000, 1e-4);
+  const out: Array<{ name: string; request: Record<string, unknown> }> = [];
+  for (const f of TARGET_FIELDS) for (const v of BAD_TARGETS) out.push({ name: `${f} = ${v}`, request: { scenario, [f]: v } });
+  for (const f of ['p95Target', 'p99Target', 'p999Target']) {
+    out.push({ name: `${f} = 0`, request: { scenario, [f]: 0 } });
+    out.push({ name: `${f} with latencyTarget`, request: { scenario, [f]: 0.02, latencyTarget: 0.01 } });
+    out.push({ name: `${f} with objective = speed`, request: { scenario, [f]: 0.02, objective: 'speed' } });
+  }
+  out.push({ name: 'p95Target with p999Target', request: { scenario, p95Target: 0.02, p999Target: 0.03 } });
+  out.push({ name: 'objective = cost with latencyTarget', request: { scenario, latencyTarget: 0.01, objective: 'cost' } });
+  return out.map((c) => {
+    try {
+      parsePlanningRequest('plan', c.request);
+    } catch (e) {
+      if (e instanceof ScenarioError) return { ...c, refusal: e.field };
+      throw e;
+    }
+    throw new Error(`${c.name}: expected the in-process parser to refuse it`);
+  });
+}
+
 function withRefusal(name: string, scenario: Record<string, unknown>): { name: string; scenario: Record<string, unknown>; refusal?: string } {
   try {
     validateScenario(scenario);
@@ -151,6 +180,13 @@ export class BadInputClient {
       const refusal = c.refusal ? { refusal: c.refusal } : {};
       yield { group: 'fleet', rpc: 'FleetSimulate', label: `FleetSimulate ${c.name}`, ...refusal, ...(await this.unary('FleetSimulate', { fleet, requests: 2000 })) };
       if (c.refusal) yield { group: 'fleet', rpc: 'FleetPlan', label: `FleetPlan ${c.name}`, ...refusal, ...(await this.unary('FleetPlan', { fleet })) };
+    }
+  }
+
+  /** Plan's target fields at bad values and in pairs; each refused naming the request field. */
+  async *targets(): AsyncGenerator<BadCall> {
+    for (const c of targetCases()) {
+      yield { group: 'targets', rpc: 'Plan', label: `Plan ${c.name}`, refusal: c.refusal, ...(await this.unary('Plan', c.request)) };
     }
   }
 
