@@ -92,7 +92,11 @@ export function busyBlock(cont: Continuation, W: number, lambda: number, L0: num
       for (let c = 0; c <= Q; c++) A[base + c] += w * ahead[src + c];
     }
   }
+  // ρ per term key (shift, waits), indexed densely: a Map lookup per visited term was the hot spot.
   const keys = new Map<number, Float64Array>();
+  const slot = slotsFor(cont);
+  const rhos: Float64Array[] = [];
+  const touched: number[] = [];
   const wv = new Float64Array(Q + 1);
   for (let k = kLo; k <= kHi; k++) {
     const base = (k - kLo) * (Q + 1);
@@ -117,14 +121,21 @@ export function busyBlock(cont: Continuation, W: number, lambda: number, L0: num
       }
       const st = k * W + j;
       for (let t = cont.start[st]; t < cont.end[st]; t++) {
-        const key = cont.shift[t] * WAIT_RADIX + cont.waits[t];
-        let rho = keys.get(key);
-        if (!rho) keys.set(key, (rho = new Float64Array(Q + 1)));
+        const dense = cont.shift[t] * slot.waits + cont.waits[t];
+        let at = slot.index[dense];
+        if (at < 0) {
+          at = slot.index[dense] = rhos.length;
+          rhos.push(new Float64Array(Q + 1));
+          touched.push(dense);
+          keys.set(cont.shift[t] * WAIT_RADIX + cont.waits[t], rhos[at]);
+        }
+        const rho = rhos[at];
         const cf = cont.coef[t];
         for (let c = 0; c <= Q; c++) rho[c] += cf * wv[c];
       }
     }
   }
+  for (const d of touched) slot.index[d] = -1;
   const full = gaussLegendre(Math.ceil(Q / 2) + 12);
   const fullX = full.x.map((x) => x * L0);
   const block = { L0, nodes, bary, fullX, sub: gaussLegendre(Math.ceil(Q / 2) + 12), keys: [] as BusyKey[] };
@@ -215,4 +226,17 @@ export function blockValue(b: BusyBlock, lambda: number, t: number, out: Float64
     out[0] += F * span;
     out[1] += f * span;
   }
+}
+
+/** One dense index over (shift, waits) per continuation, shared by its blocks (reset after each). */
+const slotCache = new WeakMap<Continuation, { readonly waits: number; readonly index: Int32Array }>();
+function slotsFor(cont: Continuation): { readonly waits: number; readonly index: Int32Array } {
+  let s = slotCache.get(cont);
+  if (!s) {
+    let most = 0;
+    for (let t = 0; t < cont.waits.length; t++) if (cont.waits[t] > most) most = cont.waits[t];
+    s = { waits: most + 1, index: new Int32Array(cont.shifts.length * (most + 1)).fill(-1) };
+    slotCache.set(cont, s);
+  }
+  return s;
 }
