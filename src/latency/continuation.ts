@@ -1,4 +1,5 @@
 import type { CompiledModel } from '../model/compile.js';
+import { LimitError } from '../model/errors.js';
 import { actionAt, type Policy } from '../policy/policy.js';
 
 /**
@@ -45,7 +46,7 @@ export function continuation(model: CompiledModel, policy: Policy, kMax: number,
   const l = model.params.meanService;
   const bt = policy.tailBatch;
   const mCap = Math.max(pureFrom(policy), bt) - 1;
-  if (mCap + 1 >= WAIT_RADIX) throw new RangeError(`policy deviates from min(s, B) up to level ${mCap}: above the ${WAIT_RADIX - 1} this method supports`);
+  if (mCap + 1 >= WAIT_RADIX) throw new LimitError('latency', `the policy deviates from min(s, B) up to level ${mCap}: the mixture supports ${WAIT_RADIX - 1}`);
   const W = mCap + 1;
   const states = (kMax + 1) * W;
   const start = new Int32Array(states);

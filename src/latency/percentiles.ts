@@ -1,3 +1,4 @@
+import { LimitError } from '../model/errors.js';
 import type { ResponseTimeLaw } from './law.js';
 
 export interface LatencyPercentiles {
@@ -56,9 +57,9 @@ export function quantile(law: ResponseTimeLaw, p: number, from: number, tol = 1e
       lo = hi = t;
       break;
     }
-    if (!Number.isFinite(t)) throw new RangeError(`no t with P(R ≤ t) ≥ ${p}`);
+    if (!Number.isFinite(t)) throw new LimitError('latency', `no t with P(R ≤ t) ≥ ${p} (the computed law's mass stays below it)`);
   }
-  if (!Number.isFinite(hi)) throw new RangeError(`no t with P(R ≤ t) ≥ ${p} found`);
+  if (!Number.isFinite(hi)) throw new LimitError('latency', `no t with P(R ≤ t) ≥ ${p} found within 200 steps`);
   // A jump inside the final bracket that reaches p is the percentile, exactly.
   if (law.atoms) {
     for (const a of law.atoms) {
