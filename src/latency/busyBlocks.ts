@@ -1,3 +1,4 @@
+import { LimitError } from '../model/errors.js';
 import { WAIT_RADIX, type Continuation } from './continuation.js';
 import { antiderivative, chebyshevMatrix, clenshaw, interpolate } from './chebyshev.js';
 import { gaussLegendre } from './gauss.js';
@@ -36,6 +37,8 @@ export interface BusyBlock {
 const Q_PER_ROOT = 5;
 /** Weight (a bound on its CDF mass) under which an (ahead, behind) state or a term is left out. */
 export const SKIP = 1e-19;
+/** Doubles of ρ values one block may hold (80 MB). */
+const MAX_WEIGHTS = 10_000_000;
 /** A term whose Erlang part is done but for this much mass counts as complete (summed into the error). */
 export const SETTLED = 1e-19;
 
@@ -125,6 +128,7 @@ export function busyBlock(cont: Continuation, W: number, lambda: number, L0: num
         let at = slot.index[dense];
         if (at < 0) {
           at = slot.index[dense] = rhos.length;
+          if (rhos.length * (Q + 1) > MAX_WEIGHTS) throw new LimitError('latency', `the arrivals during batches of ${b0} reach over ${MAX_WEIGHTS / (Q + 1)} terms`);
           rhos.push(new Float64Array(Q + 1));
           touched.push(dense);
           keys.set(cont.shift[t] * WAIT_RADIX + cont.waits[t], rhos[at]);

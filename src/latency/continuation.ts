@@ -33,6 +33,10 @@ export interface Continuation {
   readonly tv: Float64Array;
 }
 
+/** Bounds that keep the mixture's memory within a few hundred MB (a result then says why it has no figures). */
+const MAX_STATES = 4_000_000;
+const MAX_TERMS = 1 << 25;
+
 /** Waits per term are < 2^12 (levels where the policy waits are below mCap ≤ 4095). */
 export const WAIT_RADIX = 4096;
 
@@ -49,6 +53,7 @@ export function continuation(model: CompiledModel, policy: Policy, kMax: number,
   if (mCap + 1 >= WAIT_RADIX) throw new LimitError('latency', `the policy deviates from min(s, B) up to level ${mCap}: the mixture supports ${WAIT_RADIX - 1}`);
   const W = mCap + 1;
   const states = (kMax + 1) * W;
+  if (states > MAX_STATES) throw new LimitError('latency', `the mixture needs ${states} (ahead, behind) states, over its bound ${MAX_STATES}`);
   const start = new Int32Array(states);
   const end = new Int32Array(states);
   // Shifts: interned by value (sums reached in different orders differ by rounding only).
@@ -84,6 +89,7 @@ export function continuation(model: CompiledModel, policy: Policy, kMax: number,
   let used = 0;
   const push = (id: number, n: number, c: number): void => {
     if (used === cap) {
+      if (cap >= MAX_TERMS) throw new LimitError('latency', `the mixture passes ${MAX_TERMS} terms`);
       cap *= 2;
       const s2 = new Int32Array(cap);
       s2.set(shift);

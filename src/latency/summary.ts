@@ -31,7 +31,7 @@ export function latencyFigures(model: CompiledModel, policy: Policy, ev: Detaile
   if (tooSlow !== undefined) return { latencyUnavailable: tooSlow };
   try {
     // Only the five percentiles are shown: no CDF grid (each grid point is one more inversion).
-    const d = responseTimeDistribution(model, policy, ev, { gridPoints: 0, maxTransitions: MAX_CHAIN_TRANSITIONS });
+    const d = responseTimeDistribution(model, policy, ev, { gridPoints: 0, maxTransitions: MAX_CHAIN_TRANSITIONS, maxWork: MAX_CHAIN_WORK, survivalStop: 1e-13 });
     const { p50, p90, p95, p99, p999 } = d.percentiles;
     return { latency: { p50, p90, p95, p99, p999, accuracy: { cdf: d.accuracy.cdf, percentileRelative: d.accuracy.percentileRelative }, method: d.method } };
   } catch (e) {
@@ -67,6 +67,8 @@ export const MAX_PASSAGE_WORK = 1e5;
  * about a second. The docs/model.md §6 exponential row (~1e6 transitions, ~8 s) is past it.
  */
 export const MAX_CHAIN_TRANSITIONS = 2e5;
+/** …and steps × transitions (near capacity the steps run to thousands): ~0.3 s. Results stop the steps at a survival of 1e-13 (their CDF bound), not 1e-18 (which the mean to 1e-9 needs). */
+export const MAX_CHAIN_WORK = 5e7;
 
 function passageWork(model: CompiledModel, policy: Policy, levels: number): number {
   let width = 1;

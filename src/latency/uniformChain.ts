@@ -1,4 +1,5 @@
 import type { CompiledModel } from '../model/compile.js';
+import { LimitError } from '../model/errors.js';
 import { actionAt, levelsOf, type Policy } from '../policy/policy.js';
 import type { UniformEntry } from './uniformEntry.js';
 
@@ -39,7 +40,7 @@ export interface AbsorbingChain {
 const WAIT = 0;
 const DENSE_KEYS = 1 << 24;
 
-export function buildAbsorbingChain(model: CompiledModel, policy: Policy, entry: UniformEntry): AbsorbingChain {
+export function buildAbsorbingChain(model: CompiledModel, policy: Policy, entry: UniformEntry, maxStates = Infinity): AbsorbingChain {
   const { M, B } = model;
   const lam = model.process.rates;
   const Q = model.process.generator;
@@ -70,6 +71,8 @@ export function buildAbsorbingChain(model: CompiledModel, policy: Policy, entry:
     let id = dense ? dense[key] : (sparse!.get(key) ?? -1);
     if (id < 0) {
       id = K.length;
+      // refused while it is built: a chain past the bound would not be stepped anyway
+      if (id >= maxStates) throw new LimitError('latency', `the uniformized route would take too long here (its chain passes ${maxStates} states)`);
       if (dense) dense[key] = id;
       else sparse!.set(key, id);
       K.push(k);

@@ -16,6 +16,8 @@ export interface UniformizedOptions {
   readonly maxSteps?: number;
   /** Refuse (LimitError) a chain with more transitions than this before stepping it (default: no bound). */
   readonly maxTransitions?: number;
+  /** Refuse once steps × transitions pass this (default: no bound). */
+  readonly maxWork?: number;
 }
 
 /**
@@ -34,12 +36,13 @@ export function uniformizedLaw(model: CompiledModel, policy: Policy, ev: Detaile
   }
   const pol = broadcastPolicy(policy, model.M);
   const entry = uniformEntry(model, pol, ev.stationary, ev.levels);
-  const chain = buildAbsorbingChain(model, pol, entry);
+  const chain = buildAbsorbingChain(model, pol, entry, opts.maxTransitions === undefined ? Infinity : opts.maxTransitions / 2);
   const transitions = chain.start[chain.n];
   if (opts.maxTransitions !== undefined && transitions > opts.maxTransitions) {
-    throw new LimitError('latency', `the uniformized chain has ${transitions} transitions (${chain.n} states), over the bound ${opts.maxTransitions}`);
+    throw new LimitError('latency', `the uniformized route would take too long here (${transitions} transitions, ${chain.n} states, over the bound ${opts.maxTransitions})`);
   }
-  const a = survivals(chain, opts.survivalStop ?? 1e-18, opts.maxSteps ?? 200_000);
+  const stepsAllowed = opts.maxWork === undefined ? Infinity : Math.floor(opts.maxWork / Math.max(transitions, 1));
+  const a = survivals(chain, opts.survivalStop ?? 1e-18, Math.min(opts.maxSteps ?? 200_000, stepsAllowed));
   const eps = opts.poissonTail ?? 1e-13;
   const Lambda = chain.rate;
   let sumA = 0;
@@ -78,7 +81,7 @@ export function survivals(chain: AbsorbingChain, stop: number, maxSteps: number)
   for (let i = 0; i < n; i++) mass += u[i];
   a[0] = mass;
   while (mass >= stop) {
-    if (steps >= maxSteps) throw new LimitError('latency', `the uniformized survival is still ${mass} after ${maxSteps} steps`);
+    if (steps >= maxSteps) throw new LimitError('latency', `the uniformized route would take too long here (after ${maxSteps} steps ${mass.toPrecision(3)} of the mass is still in the system)`);
     for (let i = 0; i < n; i++) v[i] = u[i] * stay[i];
     for (let i = 0; i < n; i++) {
       const x = u[i];
