@@ -4,7 +4,6 @@ import type { ClassesSolveResult } from '../../solve/classes/result.js';
 import { solveClassesScenario } from '../../solve/classes/solveClasses.js';
 import { classesStates } from '../config.js';
 import { classesProgress, type ClassesProgress } from '../convert/classes.js';
-import type { JobIo, JobOutput } from './jobs.js';
 
 /** A multi-class solve (docs/model.md §10) on a pool worker. */
 export interface ClassesSolveJob {
@@ -20,7 +19,8 @@ export interface ClassesSolveJob {
  * solved, and one past the bound stops the solve with a LimitError (as the single-class job does
  * for its S). Progress carries the bounds and the box only (the joint policy can be large).
  */
-export async function runClassesSolveJob(job: ClassesSolveJob, io: JobIo<ClassesProgress>): Promise<JobOutput<ClassesSolveResult>> {
+// The job's io and output are written out here (jobs.ts's JobIo and JobOutput, structurally): jobs.ts imports this module.
+export async function runClassesSolveJob(job: ClassesSolveJob, io: { readonly signal: AbortSignal; progress(p: ClassesProgress): void }): Promise<{ result: ClassesSolveResult }> {
   const limit = new AbortController();
   const signal = AbortSignal.any([io.signal, limit.signal]);
   let box: readonly number[] = [];
