@@ -4,12 +4,14 @@ import { validateScenario } from '../../model/validate.js';
 import type { ValidatedClassesScenario } from '../../model/classes/params.js';
 import { validateClassesScenario } from '../../model/classes/validate.js';
 import { checkClassesLimits, checkScenarioLimits, type ServiceLimits } from '../config.js';
-import { classesFromProto } from './classes.js';
+import { classesFromProto, isClassesMessage } from './classes.js';
 import { scenarioFromProto } from './scenario.js';
 
 /** Decoded proto Scenario → validated scenario within the service's limits; field paths relative to the scenario. */
 export function parseScenario(raw: unknown, limits: ServiceLimits): ValidatedScenario {
   if (raw === undefined || raw === null) throw new ScenarioError('scenario', 'is required');
+  // Solve takes the multi-class form before this (handlers/solveClasses.ts); every other use is single-class.
+  if (isClassesMessage(raw)) throw new ScenarioError('classes', 'multi-class scenarios are taken by Solve only for now (SolveBatch, Evaluate, Simulate and the planning RPCs are single-class)');
   const scenario = validateScenario(scenarioFromProto(raw));
   checkScenarioLimits(scenario, limits);
   return scenario;
