@@ -92,6 +92,21 @@ export async function solveRemote(o: RemoteOptions & { server: string }, scenari
   );
 }
 
+/** `solve --server` of a scenario with classes: progress (bounds and the box) to stderr on a terminal. */
+export async function solveClassesRemote(o: RemoteOptions & { server: string }, scenario: unknown, showProgress: boolean) {
+  return withClient(o, (client, signal) =>
+    client.solveClasses(scenario, {
+      signal,
+      onProgress: showProgress
+        ? (p) => {
+            const gap = (p.averageCostUpper - p.averageCostLower) / Math.abs(p.averageCostLower);
+            process.stderr.write(`\r  S = (${(p.classMaxQueue ?? []).join(', ')})  iteration ${p.iteration}  relative gap ${gap.toExponential(2)}   `);
+          }
+        : undefined,
+    }),
+  );
+}
+
 /** `evaluate --server`. */
 export async function evaluateRemote(o: RemoteOptions & { server: string }, scenario: unknown, policy: string, skipPercentiles = false) {
   return withClient(o, (client, signal) => client.evaluate(scenario, policy, { signal, skipPercentiles }));

@@ -1,4 +1,4 @@
-import { checkNumber, checkRoot, isAbsent, jsonNames, readEnum, readNumber, readObject, type KeysOf, type NumberRule, type Obj, type ObjectShape } from '../validate/index.js';
+import { checkNumber, checkRoot, isAbsent, isObj, jsonNames, readEnum, readNumber, readObject, type KeysOf, type NumberRule, type Obj, type ObjectShape } from '../validate/index.js';
 import { LimitError, ScenarioError } from './errors.js';
 import { LIMITS } from './limits.js';
 import type { MmppProcess } from './mmpp/process.js';
@@ -82,9 +82,19 @@ function validateSolver(root: Obj): SolverSettings {
  * Validates a scenario in its JSON form and returns the numeric model parameters.
  * Every refusal is a ScenarioError naming the field path and the bound it broke.
  */
+/**
+ * `classes: []` is the proto Scenario's multi-class field at its default, as proto3 JSON prints
+ * it with default values: the single-class form, read as if it were absent.
+ */
+function withoutEmptyClasses(raw: unknown): unknown {
+  if (!isObj(raw) || !Array.isArray(raw.classes) || raw.classes.length > 0) return raw;
+  const { classes: _c, ...rest } = raw;
+  return rest;
+}
+
 export function validateScenario(raw: unknown): ValidatedScenario {
   // Proto field names (arrival_rate) are read as their JSON names (arrivalRate), as proto3 JSON parsers do.
-  const input = checkRoot(jsonNames(raw, SCENARIO), 'scenario', SCENARIO);
+  const input = checkRoot(jsonNames(withoutEmptyClasses(raw), SCENARIO), 'scenario', SCENARIO);
 
   const arrivalProcess = isAbsent(input.arrivalProcess) ? undefined : validateArrivalProcess(input.arrivalProcess).process;
   const arrivalRate = arrivalProcess

@@ -7,6 +7,8 @@ import { fleetPlanFromProto, fleetRunFromProto, fleetToProto, weightsToProto } f
 import { fleetJsonNames, scenarioJsonNames, solveBatchJsonNames } from './convert/jsonNames.js';
 import { planAnswerFromProto, type PlanAnswer } from './convert/plan.js';
 import { evaluationFromProto, solveResultFromProto } from './convert/result.js';
+import { classesResultFromProto } from './convert/classes.js';
+import type { ClassesSolveResult } from '../solve/classes/result.js';
 import type { ScenarioResult, SolveBatchRequest, SolveProgressMessage, SolveRequest, SolveUpdate } from './messages.js';
 import { loadPackageDefinition } from './proto.js';
 import { codeName } from './rpc/status.js';
@@ -111,6 +113,24 @@ export class BatchwiseClient {
         continue;
       }
       return { result: solveResultFromProto(u.result), cached: u.cached, warmStarted: u.warmStarted, progressUpdates };
+    }
+    throw new RemoteError(grpc.status.INTERNAL, 'the Solve stream ended without a final update');
+  }
+
+  /** Solve of a scenario with `classes` (docs/model.md §10); resolves with the final update's classes result. */
+  async solveClasses(
+    scenario: unknown,
+    opts: CallOptions & { onProgress?: (p: SolveProgressMessage) => void; progressIntervalMs?: number } = {},
+  ): Promise<{ result: ClassesSolveResult; progressUpdates: number }> {
+    let progressUpdates = 0;
+    for await (const u of this.solveUpdates({ scenario: scenarioJsonNames(scenario), progressIntervalMs: opts.progressIntervalMs ?? 0 }, opts)) {
+      if (!u.done) {
+        progressUpdates++;
+        if (u.progress) opts.onProgress?.(u.progress);
+        continue;
+      }
+      if (!u.classesResult) throw new RemoteError(grpc.status.INTERNAL, 'the Solve stream ended without a classes result (is the scenario multi-class?)');
+      return { result: classesResultFromProto(u.classesResult), progressUpdates };
     }
     throw new RemoteError(grpc.status.INTERNAL, 'the Solve stream ended without a final update');
   }

@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { arrivalsOf } from '../model/arrivalTable.js';
 import { LimitError } from '../model/errors.js';
 import { LIMITS } from '../model/limits.js';
+import type { ValidatedClassesScenario } from '../model/classes/params.js';
 import type { ValidatedScenario } from '../model/scenario.js';
 
 /** Named bounds of the service; each refusal names the bound and its value. */
@@ -52,6 +53,27 @@ export function checkScenarioLimits(s: ValidatedScenario, limits: ServiceLimits)
   const S = s.solver.maxQueue;
   if (S > 0 && solveStates(s, S) > limits.maxStates) {
     throw new LimitError('solver.maxQueue', `gives ${solveStates(s, S)} states, above this server's maxStates limit ${limits.maxStates}`);
+  }
+}
+
+/** Joint states of a multi-class solve on the box S = (S_1, …, S_C): Π_c (S_c + 1). */
+export function classesStates(S: readonly number[]): number {
+  return S.reduce((n, s) => n * (s + 1), 1);
+}
+
+/**
+ * A multi-class scenario against the service's bounds: every B_c, and the joint state count
+ * when every S_c is given (an automatic box is checked as it grows, in the solve job).
+ */
+export function checkClassesLimits(s: ValidatedClassesScenario, limits: ServiceLimits): void {
+  s.params.classes.forEach((c, i) => {
+    if (c.maxBatchSize > limits.maxBatchSize) {
+      throw new LimitError(`classes[${i}].maxBatchSize`, `must be ≤ this server's maxBatchSize limit ${limits.maxBatchSize} (got ${c.maxBatchSize})`);
+    }
+  });
+  const S = s.params.classes.map((c) => c.maxQueue);
+  if (S.every((v) => v > 0) && classesStates(S) > limits.maxStates) {
+    throw new LimitError('classes', `the maxQueue of the classes (${S.join(', ')}) give ${classesStates(S)} joint states, above this server's maxStates limit ${limits.maxStates}`);
   }
 }
 

@@ -19,13 +19,18 @@ export interface SolveProgressMessage {
   averageCostUpper: number;
   maxQueue: number;
   controlLimit: number;
-  policy: PolicySummary;
+  /** Single-class scenarios; unset for classes (the joint policy is in the result only). */
+  policy?: PolicySummary;
+  /** Classes scenarios: (S_1, …, S_C) of the box being solved. */
+  classMaxQueue?: number[];
 }
 
 export interface SolveUpdate {
   done: boolean;
   progress?: SolveProgressMessage;
   result?: SolveResult;
+  /** A scenario with classes: the ClassesSolveResult message (convert/classes.ts). */
+  classesResult?: Record<string, unknown>;
   cached: boolean;
   warmStarted: boolean;
 }

@@ -69,6 +69,20 @@ describe('CLI as a client: serve, solve/evaluate --server, sweep', () => {
     expect(withoutSeconds(remote.stdout)).toEqual(withoutSeconds(local.stdout));
   });
 
+  it('solve --server of a classes scenario prints the same result as a local solve, and --svg draws its switching curve', async () => {
+    const svg = join(dir, 'two-classes.svg');
+    const [remote, local] = await Promise.all([
+      run(['solve', 'examples/two-classes.json', '--json', '--server', server.address, '--svg', svg]),
+      run(['solve', 'examples/two-classes.json', '--json']),
+    ]);
+    expect(remote.code, remote.stderr).toBe(0);
+    expect(local.code, local.stderr).toBe(0);
+    expect(withoutSeconds(remote.stdout)).toEqual(withoutSeconds(local.stdout));
+    const drawn = readFileSync(svg, 'utf8');
+    expect(drawn).toMatch(/<title>Switching curve: small against large<\/title>/);
+    expect(drawn).toContain('class="switching-curve"');
+  }, 120_000);
+
   it('evaluate --server matches the in-process evaluation; bad input exits 2 naming the field', async () => {
     const remote = await run(['evaluate', 'examples/scenario.json', '--policy', 'control-limit:7', '--json', '--server', server.address]);
     const scenario = JSON.parse(readFileSync('examples/scenario.json', 'utf8')) as unknown;

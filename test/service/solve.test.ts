@@ -29,7 +29,7 @@ describe('Solve and Evaluate over gRPC (real server on 127.0.0.1:0)', () => {
       updates.push({ done: u.done, at: performance.now() });
       if (u.progress) {
         const p = u.progress;
-        progress.push({ iteration: p.iteration, lower: p.averageCostLower, upper: p.averageCostUpper, S: p.maxQueue, limit: p.controlLimit, actions: p.policy.actions.length });
+        progress.push({ iteration: p.iteration, lower: p.averageCostLower, upper: p.averageCostUpper, S: p.maxQueue, limit: p.controlLimit, actions: p.policy!.actions.length });
       }
       if (u.done) final = u.result;
     }

@@ -26,6 +26,7 @@ function fleetValues(f: FleetParams): unknown {
 const EXAMPLES: Record<string, { type: string; read: (json: unknown) => unknown }> = {
   'scenario.json': { type: 'batchwise.v1.Scenario', read: validateScenario },
   'fleet.json': { type: 'batchwise.v1.FleetScenario', read: (j) => fleetValues(validateFleet(j)) },
+  'two-classes.json': { type: 'batchwise.v1.Scenario', read: validateClassesScenario },
   'sweep.json': {
     type: 'batchwise.v1.SolveBatchRequest',
     read: (j) => expandBatch(solveBatchJsonNames(j), Number.MAX_SAFE_INTEGER).map((e) => ({ ...e, scenario: validateScenario(e.scenario) })),
@@ -33,9 +34,7 @@ const EXAMPLES: Record<string, { type: string; read: (json: unknown) => unknown 
 };
 
 /** Examples with no message on the wire yet, and why: each still has to validate. */
-const CLI_ONLY: Record<string, { why: string; read: (json: unknown) => unknown }> = {
-  'two-classes.json': { why: 'multi-class scenarios reach only the CLI until Solve takes classes (issue 19, phase 2)', read: validateClassesScenario },
-};
+const CLI_ONLY: Record<string, { why: string; read: (json: unknown) => unknown }> = {};
 
 describe(`examples/ through the proto3 JSON mapping${py.skip}`, () => {
   let mapped: Record<string, Record<string, unknown>>;

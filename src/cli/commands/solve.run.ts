@@ -1,13 +1,13 @@
 import { writeFileSync } from 'node:fs';
 import type { Backend, ValidatedScenario } from '../../model/scenario.js';
 import { validateScenario } from '../../model/validate.js';
-import { isClassesInput } from '../../model/classes/validate.js';
+import { isClassesInput, validateClassesScenario } from '../../model/classes/validate.js';
 import { ScenarioError } from '../../model/errors.js';
 import { solveScenario } from '../../solve/solveScenario.js';
 import type { SolverProgress } from '../../solve/types.js';
 import { formatSolve } from '../format.js';
 import { readJsonFile } from '../io.js';
-import { solveRemote, type RemoteOptions } from '../remote.js';
+import { solveClassesRemote, solveRemote, type RemoteOptions } from '../remote.js';
 import { statusLine, type StatusLine } from '../progress.js';
 
 /** `batchwise solve`, loaded only when it runs (registration: solve.ts). */
@@ -61,14 +61,22 @@ function withBackend(json: unknown, backend: string | undefined): unknown {
   return { ...s, solver: { ...s.solver, backend: backend.toUpperCase() } };
 }
 
-/** A scenario with `classes` (docs/model.md §10): solved here on the CPU (the gRPC service takes them in a later phase). */
+/** A scenario with `classes` (docs/model.md §10): solved here on the CPU, or by the server with --server. */
 async function solveClassesCommand(json: unknown, o: SolveOptions): Promise<void> {
-  if (o.server) throw new ScenarioError('classes', 'multi-class scenarios are solved locally for now; drop --server');
-  if (o.svg) throw new ScenarioError('classes', '--svg draws single-class policies only for now');
   if (o.latencyChart) throw new ScenarioError('classes', '--latency-chart draws single-class scenarios only for now');
+  // Refused before any solve: the chart is of two classes' (n_1, n_2) plane.
+  if (o.svg && validateClassesScenario(json).params.classes.length !== 2) throw new ScenarioError('--svg', 'draws the switching curve of two classes; this scenario has another number');
   const withBackendSet = withBackend(json, o.backend);
+  const showProgress = !o.json && process.stderr.isTTY === true;
   // Loaded only for a multi-class scenario: a single-class solve does not need the joint model.
-  const [{ solveClassesScenario }, { formatClassesSolve }] = await Promise.all([import('../../solve/classes/solveClasses.js'), import('../classesFormat.js')]);
-  const result = await solveClassesScenario(withBackendSet);
+  const { formatClassesSolve } = await import('../classesFormat.js');
+  const result = o.server
+    ? (await solveClassesRemote({ ...o, server: o.server }, withBackendSet, showProgress)).result
+    : await (await import('../../solve/classes/solveClasses.js')).solveClassesScenario(withBackendSet);
+  if (showProgress && o.server) process.stderr.write('\r\x1b[K');
+  if (o.svg) {
+    const { renderSwitchingSvg } = await import('../../plan/svg/switchingChart.js');
+    writeFileSync(o.svg, renderSwitchingSvg(result));
+  }
   process.stdout.write(o.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatClassesSolve(result)}\n`);
 }

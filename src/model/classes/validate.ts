@@ -9,7 +9,24 @@ import { CLASS, CLASS_POWER, CLASSES_OBJECTIVE, CLASSES_POWER, CLASSES_SCENARIO 
 
 /** Whether a scenario in JSON form is the multi-class form (it has a `classes` field). */
 export function isClassesInput(raw: unknown): boolean {
-  return isObj(raw) && !isAbsent(raw.classes);
+  // An empty list is the proto field at its default (proto3 JSON with defaults): the single-class form.
+  return isObj(raw) && !isAbsent(raw.classes) && !(Array.isArray(raw.classes) && raw.classes.length === 0);
+}
+
+/**
+ * The single-class scalars of the proto Scenario at their defaults (0), as proto3 JSON prints
+ * them with default values, dropped: the multi-class form has no such fields, and any other
+ * value of them is still refused by name.
+ */
+function withoutSingleClassDefaults(raw: unknown): unknown {
+  if (!isObj(raw)) return raw;
+  const out: Obj = { ...raw };
+  for (const k of ['arrivalRate', 'arrival_rate', 'maxBatchSize', 'max_batch_size']) if (out[k] === 0) delete out[k];
+  if (isObj(out.objective) && (out.objective.latencyWeight === 0 || out.objective.latency_weight === 0)) {
+    const { latencyWeight: _l, latency_weight: _w, ...objective } = out.objective;
+    out.objective = objective;
+  }
+  return out;
 }
 
 /**
@@ -18,7 +35,7 @@ export function isClassesInput(raw: unknown): boolean {
  * names Σ_c λ_c·l_c(B_c)/B_c with each class's share.
  */
 export function validateClassesScenario(raw: unknown): ValidatedClassesScenario {
-  const input = checkRoot(jsonNames(raw, CLASSES_SCENARIO), 'scenario', CLASSES_SCENARIO);
+  const input = checkRoot(jsonNames(withoutSingleClassDefaults(raw), CLASSES_SCENARIO), 'scenario', CLASSES_SCENARIO);
   const list = readList(input, CLASSES_SCENARIO, 'classes', '');
   const classes = list.map((c, i) => readClass(c, i));
   const seen = new Set<string>();

@@ -6,10 +6,13 @@
  */
 import { FLEET } from '../../fleet/shape.js';
 import { SCENARIO } from '../../model/shape.js';
+import { CLASSES_SCENARIO } from '../../model/classes/shape.js';
+import { isClassesInput } from '../../model/classes/validate.js';
 import { isObj, jsonNames, renameProtoFields, type Obj } from '../../validate/index.js';
 import type { SolveBatchRequest } from '../messages.js';
 
-export const scenarioJsonNames = (scenario: unknown, path = ''): unknown => jsonNames(scenario, SCENARIO, path);
+/** A scenario in JSON names, by its own shape: the multi-class form (a `classes` field) or the single-class one. */
+export const scenarioJsonNames = (scenario: unknown, path = ''): unknown => jsonNames(scenario, isClassesInput(scenario) ? CLASSES_SCENARIO : SCENARIO, path);
 export const fleetJsonNames = (fleet: unknown, path = ''): unknown => jsonNames(fleet, FLEET, path);
 
 const BATCH_FIELDS = ['list', 'grid', 'disableWarmStart', 'skipPercentiles'] as const;

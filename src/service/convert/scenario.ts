@@ -16,6 +16,8 @@ export function scenarioFromProto(m: unknown): unknown {
   copy(m, out, 'maxBatchSize');
   // Bursty arrivals (docs/model.md §7): the oneof arrives as the one set kind; the validator reads it as is.
   copy(m, out, 'arrivalProcess');
+  // The multi-class field, kept as it came so that where only the single-class form applies it is refused by name.
+  if (Array.isArray(m.classes) && m.classes.length > 0) out.classes = m.classes;
   if (isObj(m.serviceTime)) {
     const st = m.serviceTime;
     out.serviceTime = clean({

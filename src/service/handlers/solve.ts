@@ -6,6 +6,8 @@ import type { ServerStreamingHandler } from '../rpc/context.js';
 import { requalify } from '../rpc/errorTable.js';
 import type { SolveOutcome } from '../solving/coordinator.js';
 import { throttled } from '../solving/throttle.js';
+import { isClassesMessage } from '../convert/classes.js';
+import { solveClassesCall } from './solveClasses.js';
 import { checkModelWork, onPool, parseScenarioOffThread, type ServiceDeps } from './deps.js';
 
 /**
@@ -14,6 +16,8 @@ import { checkModelWork, onPool, parseScenarioOffThread, type ServiceDeps } from
  */
 export function createSolveHandler(deps: ServiceDeps): ServerStreamingHandler<SolveRequest, SolveUpdate> {
   return async function* solve(request, ctx) {
+    // The multi-class form (docs/model.md §10) answers with classesResult.
+    if (isClassesMessage(request.scenario)) return yield* solveClassesCall(request, request.scenario, deps, ctx);
     const scenario = await parseScenarioOffThread(request.scenario, deps, ctx).catch((e: unknown) => {
       throw requalify('scenario.', e);
     });

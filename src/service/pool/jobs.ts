@@ -13,6 +13,9 @@ import { runFleetPlanCall, runFleetSimulateCall, type FleetPlanAnswer, type Flee
 import type { FleetRun } from '../../fleet/run.js';
 import { solveStates, type ServiceLimits } from '../config.js';
 import { prepareScenarios, type Prepared } from '../batch/prepare.js';
+import type { ClassesSolveResult } from '../../solve/classes/result.js';
+import type { ClassesProgress } from '../convert/classes.js';
+import { runClassesSolveJob, type ClassesSolveJob } from './classesJob.js';
 
 /**
  * The work a pool worker can do, one entry per kind. To add a kind (e.g. `simulate`), add
@@ -28,6 +31,7 @@ export interface JobTypes {
   fleetSimulate: { payload: FleetSimulateCall; result: FleetRun; progress: never };
   fleetPlan: { payload: FleetPlanCall; result: FleetPlanAnswer; progress: never };
   prepare: { payload: PrepareJob; result: Prepared[]; progress: never };
+  classesSolve: { payload: ClassesSolveJob; result: ClassesSolveResult; progress: ClassesProgress };
 }
 
 /** Scenarios of a call in their JSON form, to validate off the main thread (batch/prepare.ts). */
@@ -144,6 +148,8 @@ export const JOBS: { readonly [K in JobKind]: JobFn<K> } = {
   async prepare(job) {
     return { result: prepareScenarios(job.scenarios, job.limits) };
   },
+
+  classesSolve: runClassesSolveJob,
 };
 
 function statesLimit(job: SolveJob, S: number): LimitError {

@@ -9,6 +9,9 @@ import { AbortError } from '../../model/errors.js';
 import { JOBS } from '../pool/jobs.js';
 import { SerialLane } from './serialLane.js';
 import { policyOf } from '../../solve/result.js';
+import type { ValidatedClassesScenario } from '../../model/classes/params.js';
+import type { ClassesSolveResult } from '../../solve/classes/result.js';
+import type { ClassesProgress } from '../convert/classes.js';
 
 /** A result without its percentiles (and without the reason they are missing). */
 export function withoutPercentiles(r: SolveResult): SolveResult {
@@ -119,6 +122,19 @@ export class SolveCoordinator {
     const entry = this.cache.get(key);
     if (entry && entry.result.solver === result.solver) this.cache.store(scenario, filled, entry.warmStart, key);
     return filled;
+  }
+
+  /**
+   * A multi-class solve (docs/model.md §10) on the pool, queued and bounded like a single solve,
+   * cancelled with its caller. Not cached, shared or warm-started yet: the cache's canonical keys
+   * and neighbours are single-class.
+   */
+  solveClasses(
+    scenario: ValidatedClassesScenario,
+    opts: Pick<CoordinatedSolveOptions, 'signal' | 'progressIntervalMs' | 'flow' | 'peer'> & { readonly onProgress?: (p: ClassesProgress) => void },
+  ): Promise<ClassesSolveResult> {
+    const job = { scenario, progressIntervalMs: opts.progressIntervalMs ?? 0, maxStates: this.maxStates };
+    return this.pool.submit('classesSolve', job, { signal: opts.signal, bounded: true, onProgress: opts.onProgress, flow: opts.flow, peer: opts.peer });
   }
 
   private start(key: string, scenario: ValidatedScenario, opts: CoordinatedSolveOptions): Flight {

@@ -18,6 +18,12 @@ export interface ClassesSolveOptions {
   readonly progressEvery?: number;
   /** First S_c of the automatic search per class (tests start small). */
   readonly initialMaxQueue?: readonly number[];
+  /**
+   * Called with each box S = (S_1, …, S_C) before it is solved (one class: with each S the
+   * single-class solve reports), so a caller with a bound on states (the service) can stop the
+   * automatic growth by aborting `signal`.
+   */
+  readonly onBox?: (S: readonly number[]) => void;
 }
 
 /**
@@ -46,6 +52,7 @@ export async function solveClassesScenario(input: unknown, opts: ClassesSolveOpt
   let warm: { values: Float64Array; S: number[] } | undefined;
   let pi: Float64Array | undefined;
   for (;;) {
+    opts.onBox?.(S);
     throwIfAborted(opts.signal);
     const model = compileClasses(p, S);
     let start: Float64Array | undefined;
@@ -111,7 +118,7 @@ async function fromSingleClass(scenario: ValidatedClassesScenario, opts: Classes
   const cl = scenario.params.classes[0];
   const single = await solveScenario(
     { params: singleClassParams(scenario.params), solver: { ...scenario.solver, maxQueue: cl.maxQueue } },
-    { signal: opts.signal, onProgress: opts.onProgress, progressEvery: opts.progressEvery, percentiles: false, ...(opts.initialMaxQueue ? { initialMaxQueue: opts.initialMaxQueue[0] } : {}) },
+    { signal: opts.signal, onProgress: progressWithBox(opts), progressEvery: opts.progressEvery, percentiles: false, ...(opts.initialMaxQueue ? { initialMaxQueue: opts.initialMaxQueue[0] } : {}) },
   );
   const actions = single.policy.actions;
   const s = single.solver;
@@ -129,5 +136,15 @@ async function fromSingleClass(scenario: ValidatedClassesScenario, opts: Classes
     },
     solver: { backend: s.backend, method: s.method, states: s.states, iterations: s.iterations, totalIterations: s.totalIterations, seconds: s.seconds, stopReason: s.stopReason, maxQueueTried: s.maxQueueTried.map((v) => [v]), tailMass: [s.tailMass] },
     single,
+  };
+}
+
+/** One class: the single-class solve's progress also reports its S as the box (onBox). */
+function progressWithBox(opts: ClassesSolveOptions): ((p: SolverProgress) => void) | undefined {
+  const { onBox, onProgress } = opts;
+  if (!onBox) return onProgress;
+  return (p) => {
+    onBox([p.maxQueue]);
+    onProgress?.(p);
   };
 }

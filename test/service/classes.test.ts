@@ -1,0 +1,120 @@
+import * as grpc from '@grpc/grpc-js';
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ScenarioError } from '../../src/model/errors.js';
+import { RemoteError } from '../../src/service/client.js';
+import type { ClassesSolveResult } from '../../src/solve/classes/result.js';
+import { solveClassesScenario } from '../../src/solve/classes/solveClasses.js';
+import { scenarioOf, type CaseClass } from '../classes/support.js';
+import { startHarness, type Harness } from './support/harness.js';
+
+/**
+ * Solve of multi-class scenarios (docs/model.md §10) over gRPC, against a real server: the
+ * result equals the in-process solve of the same scenario; refusals are INVALID_ARGUMENT naming
+ * the field; the joint state count is held to maxStates as the automatic box grows.
+ */
+const a: CaseClass = { name: 'a', rate: 150, B: 3, perItem: 0.001, base: 0.002, law: 'DETERMINISTIC', powerPerItem: 3, powerBase: 80, w: 1 };
+const b: CaseClass = { ...a, name: 'b', rate: 80, B: 2, law: 'GAMMA', cv: 0.8, w: 2 };
+/** Small and fixed boxes: a second or so per solve. */
+const twoClasses = scenarioOf([{ ...a, S: 18 }, { ...b, S: 14 }], 40, 1e-3, 1e-9);
+
+/** The result without its wall times (the only fields two solves of one scenario may differ in). */
+function comparable(r: ClassesSolveResult): unknown {
+  return { ...r, solver: { ...r.solver, seconds: 0 }, ...(r.single ? { single: { ...r.single, solver: { ...r.single.solver, seconds: 0 } } } : {}) };
+}
+
+/** The refusal of a call: the client turns INVALID_ARGUMENT with a field into a ScenarioError (client.ts fromGrpcError), any other code into a RemoteError. */
+async function refusal(p: Promise<unknown>): Promise<{ code: number; field?: string; message: string }> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof ScenarioError) return { code: grpc.status.INVALID_ARGUMENT, field: e.field, message: e.message };
+    if (e instanceof RemoteError) return { code: e.code, field: e.field, message: e.details };
+    throw e;
+  }
+  throw new Error('accepted');
+}
+
+describe('Solve with classes over gRPC', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ limits: { maxConcurrentSolves: 1 } });
+  });
+  afterAll(async () => h?.close());
+
+  it('a two-class scenario: the same policy table, compact form and figures as the in-process solve; progress carries the box', async () => {
+    const progress: number[][] = [];
+    const [remote, local] = await Promise.all([
+      h.client().solveClasses(twoClasses, { progressIntervalMs: 10, onProgress: (p) => progress.push(p.classMaxQueue ?? []) }),
+      solveClassesScenario(twoClasses),
+    ]);
+    expect(comparable(remote.result)).toEqual(comparable(local));
+    expect(remote.result.policy.serveClass).toHaveLength(19 * 15);
+    expect(remote.result.policy.switchingCurve).toHaveLength(19);
+    // Progress at 10 ms over a solve of about a second: some arrives, each naming the fixed box.
+    expect(progress.length).toBeGreaterThan(0);
+    for (const box of progress) expect(box).toEqual([18, 14]);
+  }, 60_000);
+
+  it('examples/two-classes.json with proto field names: the same result as the in-process solve of the file', async () => {
+    const file = JSON.parse(readFileSync('examples/two-classes.json', 'utf8')) as { classes: Array<Record<string, unknown>> };
+    // proto names for the class fields (the client puts them into JSON names before they go out).
+    const spelled = { ...file, classes: file.classes.map(({ arrivalRate, maxBatchSize, latencyWeight, ...rest }) => ({ ...rest, arrival_rate: arrivalRate, max_batch_size: maxBatchSize, latency_weight: latencyWeight })) };
+    const [remote, local] = await Promise.all([h.client().solveClasses(spelled), solveClassesScenario(file)]);
+    expect(comparable(remote.result)).toEqual(comparable(local));
+    // A control limit of "never" would travel as 0: these are served alone from a count ≥ 1.
+    expect(remote.result.policy.controlLimits.every((v) => v !== null && v >= 1)).toBe(true);
+  }, 120_000);
+
+  it('one class: the single-class solve it restates comes along', async () => {
+    const one = scenarioOf([{ ...a, rate: 400 }], 40, 1e-3, 1e-9);
+    const [remote, local] = await Promise.all([h.client().solveClasses(one), solveClassesScenario(one)]);
+    expect(remote.result.single).toBeDefined();
+    expect(comparable(remote.result)).toEqual(comparable(local));
+  }, 60_000);
+
+  it('a bad field of a class, a single-class field beside classes, an explicit box past maxStates: INVALID_ARGUMENT naming each', async () => {
+    const s = twoClasses as { classes: Array<Record<string, unknown>> };
+    const badWeight = { ...s, classes: [s.classes[0], { ...s.classes[1], latencyWeight: -1 }] };
+    const e1 = await refusal(h.client().solveClasses(badWeight));
+    expect(e1.code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(e1.field).toBe('scenario.classes[1].latencyWeight');
+    const badLaw = { ...s, classes: [{ ...s.classes[0], serviceTime: { linear: { perItem: 0.001, base: 0.002 }, distribution: 'DETERMINISTIC', cv: 0.5 } }, s.classes[1]] };
+    expect((await refusal(h.client().solveClasses(badLaw))).field).toBe('scenario.classes[0].serviceTime.cv');
+    const mixed = { ...s, arrivalRate: 100 };
+    const e2 = await refusal(h.client().solveClasses(mixed));
+    expect(e2.code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(e2.field).toBe('scenario.arrivalRate');
+    // SolveBatch is single-class for now: it says so, naming the field, rather than dropping it.
+    const batch = h.client().solveBatch({ list: { scenarios: [twoClasses] } });
+    const [item] = await (async () => {
+      const out = [];
+      for await (const r of batch) out.push(r);
+      return out;
+    })();
+    expect(item.error).toMatchObject({ code: 'INVALID_ARGUMENT', field: 'classes' });
+    const huge = { ...s, classes: [{ ...s.classes[0], maxQueue: 2000 }, { ...s.classes[1], maxQueue: 2000 }] };
+    const e3 = await refusal(h.client().solveClasses(huge));
+    expect(e3.code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(e3.field).toBe('scenario.classes');
+  }, 60_000);
+});
+
+describe('Solve with classes on a server with a small maxStates', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ limits: { maxConcurrentSolves: 1, maxStates: 200 } });
+  });
+  afterAll(async () => h?.close());
+
+  it('the automatic box passing the joint bound stops the solve with INVALID_ARGUMENT on scenario.classes, and frees the worker', async () => {
+    // The first automatic box of this case is far above 200 joint states (S_c ≥ 16 each: ≥ 289).
+    const auto = scenarioOf([a, b], 40, 1e-3, 1e-9);
+    const e = await refusal(h.client().solveClasses(auto));
+    expect(e.code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(e.field).toBe('scenario.classes');
+    expect(e.message).toMatch(/joint states .* above this server's maxStates = 200/);
+    await h.jobEnd((j) => j.kind === 'classesSolve');
+    expect(h.server.pool.stats().busy).toBe(0);
+  }, 60_000);
+});
