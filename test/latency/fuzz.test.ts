@@ -50,7 +50,9 @@ describe('response-time laws on random scenarios', () => {
         expect(law.cdf(t), where).toBeGreaterThanOrEqual(probs[k] - law.cdfError);
         expect(law.cdf(t * (1 - 1e-6)), where).toBeLessThan(probs[k] + law.cdfError);
       });
-      expect([summary.latency.p50, summary.latency.p99], where).toEqual([q.p50, q.p99]);
+      // the summary stops exponential chains earlier (survival 1e-13, its CDF bound): equal to the search's 1e-9
+      expect(Math.abs(summary.latency.p50 - q.p50) / q.p50, where).toBeLessThan(1e-9);
+      expect(Math.abs(summary.latency.p99 - q.p99) / q.p99, where).toBeLessThan(1e-9);
       exact++;
     }
     // most of them get exact figures (the rest say why)
