@@ -42,7 +42,7 @@ export default async function run(ctx: BenchContext): Promise<BenchSection> {
     ctx.log(c.name);
     let fast: SolveResult | undefined;
     // Millisecond solves need a real warm-up: the first dozens of calls still run unoptimised code.
-    const piMs = await timeRuns(async () => (fast = await solveScenario(c.s)), c.rvi ? reps : Math.max(3, reps / 3), ctx.quick ? 2 : 20);
+    const piMs = await timeRuns(async () => (fast = await solveScenario(c.s, { percentiles: false })), c.rvi ? reps : Math.max(3, reps / 3), ctx.quick ? 2 : 20);
     const row: Record<string, string | number> = {
       scenario: c.name,
       'S': fast!.solver.maxQueue,
@@ -51,7 +51,7 @@ export default async function run(ctx: BenchContext): Promise<BenchSection> {
     };
     if (c.rvi) {
       let slow: SolveResult | undefined;
-      const rviMs = await timeRuns(async () => (slow = await solveScenario(c.s, { method: 'VALUE_ITERATION' })), ctx.quick ? 1 : 3, 1);
+      const rviMs = await timeRuns(async () => (slow = await solveScenario(c.s, { method: 'VALUE_ITERATION', percentiles: false })), ctx.quick ? 1 : 3, 1);
       const same = JSON.stringify(slow!.policy.actions) === JSON.stringify(fast!.policy.actions);
       row['RVI median ms'] = fmt(median(rviMs));
       row['RVI sweeps'] = slow!.solver.totalIterations;
