@@ -1,6 +1,7 @@
 import type { CompiledModel } from '../model/compile.js';
 import { LimitError } from '../model/errors.js';
 import { actionAt, type Policy } from '../policy/policy.js';
+import { behindCap } from './clamp.js';
 
 /**
  * The remaining time of a tagged request under deterministic service, from an epoch with k requests
@@ -40,16 +41,10 @@ const MAX_TERMS = 1 << 25;
 /** Waits per term are < 2^12 (levels where the policy waits are below mCap ≤ 4095). */
 export const WAIT_RADIX = 4096;
 
-export function pureFrom(policy: Policy): number {
-  let last = -1;
-  for (let s = 0; s < policy.actions.length; s++) if (policy.actions[s] !== Math.min(s, policy.tailBatch)) last = s;
-  return last + 1;
-}
-
 export function continuation(model: CompiledModel, policy: Policy, kMax: number, pruneBelow = 1e-19): Continuation {
   const l = model.params.meanService;
   const bt = policy.tailBatch;
-  const mCap = Math.max(pureFrom(policy), bt) - 1;
+  const mCap = behindCap(policy);
   if (mCap + 1 >= WAIT_RADIX) throw new LimitError('latency', `the policy deviates from min(s, B) up to level ${mCap}: the mixture supports ${WAIT_RADIX - 1}`);
   const W = mCap + 1;
   const states = (kMax + 1) * W;

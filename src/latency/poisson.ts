@@ -31,11 +31,6 @@ export function poissonRow(mu: number, out: Float64Array): Float64Array {
   return out;
 }
 
-/** Smallest n with P(Poisson(μ) > n) < eps (a safe upper index for a row). */
-export function poissonUpper(mu: number, eps = 1e-17): number {
-  return Math.ceil(mu + 10 * Math.sqrt(mu) + 8 * Math.log10(1 / eps) * 0.5 + 10);
-}
-
 /**
  * P(Erlang(n, λ) ≤ u) = P(Poisson(x) ≥ n) with x = λu: 1 for n = 0 (an atom), 0 for u ≤ 0 and n ≥ 1.
  * Summed over the smaller side of the Poisson law so that neither side loses digits to cancellation.
@@ -44,10 +39,16 @@ export function erlangCdf(n: number, x: number): number {
   if (n <= 0) return 1;
   if (!(x > 0)) return 0;
   if (n === 1) return -Math.expm1(-x);
-  // term i of the Poisson pmf, from i = n − 1 (below) or i = n (above), walked away from the mode
+  return poissonTail(n, x, Math.exp(-x + (n - 1) * Math.log(x) - logFactorial(n - 1)));
+}
+
+/**
+ * P(Poisson(x) ≥ n) for n ≥ 1 from pm = Pois(n − 1; x): while n − 1 < x the lower side (summed
+ * down from n − 1) is the small one, else the upper side (summed up from n); terms fall both ways.
+ */
+function poissonTail(n: number, x: number, pm: number): number {
   if (n - 1 < x) {
-    // P(Pois ≤ n − 1) is the small side
-    let term = Math.exp(-x + (n - 1) * Math.log(x) - logFactorial(n - 1));
+    let term = pm;
     let sum = 0;
     for (let i = n - 1; i >= 0; i--) {
       sum += term;
@@ -56,7 +57,7 @@ export function erlangCdf(n: number, x: number): number {
     }
     return 1 - sum;
   }
-  let term = Math.exp(-x + n * Math.log(x) - logFactorial(n));
+  let term = (pm * x) / n;
   let sum = 0;
   for (let i = n; ; i++) {
     sum += term;
@@ -67,8 +68,8 @@ export function erlangCdf(n: number, x: number): number {
 }
 
 /**
- * CDF and density of Erlang(n, λ) at u > 0 from one Poisson term: while λu ≤ n + 30 the CDF is the
- * upper Poisson tail summed from i = n (terms fall from there on), else 1 − the lower tail.
+ * CDF and density of Erlang(n, λ) at u > 0 from one Poisson term, Pois(n − 1; λu): the density is
+ * λ times it, the CDF the tail of poissonTail from it.
  */
 export function erlangBoth(n: number, lambda: number, u: number, out: Float64Array): void {
   const x = lambda * u;
@@ -80,25 +81,7 @@ export function erlangBoth(n: number, lambda: number, u: number, out: Float64Arr
   // Pois(n − 1; x)
   const pm = n === 1 ? Math.exp(-x) : Math.exp(-x + (n - 1) * Math.log(x) - logFactorial(n - 1));
   out[1] = lambda * pm;
-  if (n - 1 < x) {
-    let term = pm;
-    let sum = 0;
-    for (let i = n - 1; i >= 0; i--) {
-      sum += term;
-      if (term < sum * 1e-17) break;
-      term = (term * i) / x;
-    }
-    out[0] = 1 - sum;
-  } else {
-    let term = (pm * x) / n;
-    let sum = 0;
-    for (let i = n; ; i++) {
-      sum += term;
-      term = (term * x) / (i + 1);
-      if (term < sum * 1e-17) break;
-    }
-    out[0] = sum;
-  }
+  out[0] = poissonTail(n, x, pm);
 }
 
 /** Density of Erlang(n, λ) at u: λ·Pois(n − 1; λu). */

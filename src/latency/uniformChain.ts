@@ -1,6 +1,7 @@
 import type { CompiledModel } from '../model/compile.js';
 import { LimitError } from '../model/errors.js';
-import { actionAt, levelsOf, type Policy } from '../policy/policy.js';
+import { actionAt, type Policy } from '../policy/policy.js';
+import { behindCap } from './clamp.js';
 import type { UniformEntry } from './uniformEntry.js';
 
 /**
@@ -47,9 +48,7 @@ export function buildAbsorbingChain(model: CompiledModel, policy: Policy, entry:
   const mu = new Float64Array(B + 1);
   for (let b = 1; b <= B; b++) mu[b] = 1 / model.params.meanService[b];
   const bInf = policy.tailBatch;
-  let L = levelsOf(policy);
-  while (L > 0 && pureAt(policy, L - 1, M, bInf)) L--;
-  const mCap = Math.max(L, bInf) - 1;
+  const mCap = behindCap(policy);
   // Actions on every level an epoch can reach (beyond, actionAt serves min(s, b∞) anyway).
   const top = entry.maxAhead + mCap + 2;
   const act = new Int32Array(top * M);
@@ -176,9 +175,4 @@ export function buildAbsorbingChain(model: CompiledModel, policy: Policy, entry:
   const initial = new Float64Array(n);
   for (let i = 0; i < init.length; i++) initial[renum[init[i]]] += initMass[i];
   return { n, rate: Lambda, stay, start: begin, to: target, prob, initial, mCap };
-}
-
-function pureAt(policy: Policy, s: number, M: number, bInf: number): boolean {
-  for (let j = 0; j < M; j++) if (actionAt(policy, s, j) !== Math.min(s, bInf)) return false;
-  return true;
 }
