@@ -1,8 +1,8 @@
 import { LimitError } from '../model/errors.js';
-import { WAIT_RADIX, type Continuation } from './continuation.js';
+import type { Continuation } from './continuation.js';
 import { antiderivative, chebyshevMatrix, clenshaw, interpolate } from './chebyshev.js';
 import { gaussLegendre } from './gauss.js';
-import { erlangBoth, erlangCdf, poissonRow } from './poisson.js';
+import { erlangBoth, erlangCdf, erlangFromExp, poissonRow, SHORT_ERLANG } from './poisson.js';
 
 /**
  * The arrivals that come during a batch (docs/model.md §9.1): per batch size b0, the terms (D, n)
@@ -29,6 +29,8 @@ export interface BusyBlock {
   readonly bary: Float64Array;
   /** Full-interval Gauss–Legendre nodes on [0, l(b0)]. */
   readonly fullX: Float64Array;
+  /** e^(−λx) at fullX. */
+  readonly fullExp: Float64Array;
   readonly sub: { readonly x: Float64Array; readonly w: Float64Array };
   readonly keys: BusyKey[];
 }
@@ -95,14 +97,18 @@ export function busyBlock(cont: Continuation, W: number, lambda: number, L0: num
       for (let c = 0; c <= Q; c++) A[base + c] += w * ahead[src + c];
     }
   }
-  // ρ per term key (shift, waits), indexed densely: a Map lookup per visited term was the hot spot.
-  const keys = new Map<number, Float64Array>();
+  // ρ per term key (shift, waits), indexed densely (a Map lookup per visited term was the hot spot),
+  // all keys' values in one array: key q's at [q·(Q+1), (q+1)·(Q+1)).
   const slot = slotsFor(cont);
-  const rhos: Float64Array[] = [];
+  const P = Q + 1;
+  let rhoAll = new Float64Array(64 * P);
   const touched: number[] = [];
-  const wv = new Float64Array(Q + 1);
+  const wv = new Float64Array(P);
+  // Row maxima: A_k·B_j ≤ max A_k · max B_j rules most negligible pairs out without a pass over c.
+  const maxB = new Float64Array(W);
+  for (let j = 0; j < W; j++) for (let c = 0; c <= Q; c++) maxB[j] = Math.max(maxB[j], behind[j * P + c]);
   for (let k = kLo; k <= kHi; k++) {
-    const base = (k - kLo) * (Q + 1);
+    const base = (k - kLo) * P;
     let top = 0;
     for (let c = 0; c <= Q; c++) top = Math.max(top, A[base + c]);
     if (!(top * L0 > SKIP)) {
@@ -111,7 +117,11 @@ export function busyBlock(cont: Continuation, W: number, lambda: number, L0: num
     }
     for (let j = 0; j < W; j++) {
       if (j >= I && j < W - 1) continue; // Pois(j; ≤ λ·l(b0)) < 1e-17 there
-      const bj = j * (Q + 1);
+      if (!(top * maxB[j] * L0 > SKIP)) {
+        skipped.value += top * maxB[j] * L0;
+        continue;
+      }
+      const bj = j * P;
       let any = 0;
       for (let c = 0; c <= Q; c++) {
         const v = A[base + c] * behind[bj + c];
@@ -127,22 +137,26 @@ export function busyBlock(cont: Continuation, W: number, lambda: number, L0: num
         const dense = cont.shift[t] * slot.waits + cont.waits[t];
         let at = slot.index[dense];
         if (at < 0) {
-          at = slot.index[dense] = rhos.length;
-          if (rhos.length * (Q + 1) > MAX_WEIGHTS) throw new LimitError('latency', `the arrivals during batches of ${b0} reach over ${MAX_WEIGHTS / (Q + 1)} terms`);
-          rhos.push(new Float64Array(Q + 1));
+          at = slot.index[dense] = touched.length;
+          if (touched.length * P > MAX_WEIGHTS) throw new LimitError('latency', `the arrivals during batches of ${b0} reach over ${MAX_WEIGHTS / P} terms`);
           touched.push(dense);
-          keys.set(cont.shift[t] * WAIT_RADIX + cont.waits[t], rhos[at]);
+          if (touched.length * P > rhoAll.length) {
+            const grown = new Float64Array(2 * rhoAll.length);
+            grown.set(rhoAll);
+            rhoAll = grown;
+          }
         }
-        const rho = rhos[at];
+        const o = at * P;
         const cf = cont.coef[t];
-        for (let c = 0; c <= Q; c++) rho[c] += cf * wv[c];
+        for (let c = 0; c <= Q; c++) rhoAll[o + c] += cf * wv[c];
       }
     }
   }
   for (const d of touched) slot.index[d] = -1;
   const full = gaussLegendre(Math.ceil(Q / 2) + 12);
   const fullX = full.x.map((x) => x * L0);
-  const block = { L0, nodes, bary, fullX, sub: gaussLegendre(Math.ceil(Q / 2) + 12), keys: [] as BusyKey[] };
+  const fullExp = fullX.map((x) => Math.exp(-lambda * x));
+  const block = { L0, nodes, bary, fullX, fullExp, sub: gaussLegendre(Math.ceil(Q / 2) + 12), keys: [] as BusyKey[] };
   // The same linear maps for every key of the block: values → Gauss–Legendre values, values → series.
   const toGauss = new Float64Array(fullX.length * (Q + 1));
   const unit = new Float64Array(Q + 1);
@@ -152,7 +166,8 @@ export function busyBlock(cont: Continuation, W: number, lambda: number, L0: num
     for (let g = 0; g < fullX.length; g++) toGauss[g * (Q + 1) + c] = interpolate(block, unit, fullX[g]) * full.w[g] * L0;
   }
   const toSeries = chebyshevMatrix(Q);
-  for (const [key, rho] of keys) {
+  for (let q = 0; q < touched.length; q++) {
+    const rho = rhoAll.subarray(q * P, (q + 1) * P);
     const rhoW = new Float64Array(fullX.length);
     let m = 0;
     for (let g = 0; g < fullX.length; g++) {
@@ -175,7 +190,7 @@ export function busyBlock(cont: Continuation, W: number, lambda: number, L0: num
     const anti = antiderivative(cheb);
     let antiTop = 0;
     for (let i = 0; i < anti.length; i++) antiTop += anti[i];
-    block.keys.push({ D: cont.shifts[Math.floor(key / WAIT_RADIX)], n: key % WAIT_RADIX, mass: m, cheb, anti, antiTop, rhoW });
+    block.keys.push({ D: cont.shifts[Math.floor(touched[q] / slot.waits)], n: touched[q] % slot.waits, mass: m, cheb, anti, antiTop, rhoW });
   }
   return block;
 }
@@ -201,10 +216,21 @@ export function blockValue(b: BusyBlock, lambda: number, t: number, out: Float64
       }
       let F = 0;
       let f = 0;
-      for (let g = 0; g < b.fullX.length; g++) {
-        erlangBoth(n, lambda, u0 + b.fullX[g], both);
-        F += key.rhoW[g] * both[0];
-        f += key.rhoW[g] * both[1];
+      if (n <= SHORT_ERLANG && lambda * (u0 + L0) < 700) {
+        // e^(−λ(u0 + x)) = e^(−λu0)·e^(−λx): one exponential for the key, not one per node
+        const e0 = Math.exp(-lambda * u0);
+        for (let g = 0; g < b.fullX.length; g++) {
+          erlangFromExp(n, lambda * (u0 + b.fullX[g]), e0 * b.fullExp[g], both);
+          F += key.rhoW[g] * both[0];
+          f += key.rhoW[g] * both[1];
+        }
+        f *= lambda;
+      } else {
+        for (let g = 0; g < b.fullX.length; g++) {
+          erlangBoth(n, lambda, u0 + b.fullX[g], both);
+          F += key.rhoW[g] * both[0];
+          f += key.rhoW[g] * both[1];
+        }
       }
       out[0] += F;
       out[1] += f;
@@ -220,10 +246,14 @@ export function blockValue(b: BusyBlock, lambda: number, t: number, out: Float64
     const span = L0 - xStar;
     let F = 0;
     let f = 0;
+    const short = n <= SHORT_ERLANG && lambda * span < 700;
     for (let g = 0; g < sub.x.length; g++) {
       const u = sub.x[g] * span;
       const r = sub.w[g] * clenshaw(key.cheb, zStar + (2 * u) / L0);
-      erlangBoth(n, lambda, u, both);
+      if (short) {
+        erlangFromExp(n, lambda * u, Math.exp(-lambda * u), both);
+        both[1] *= lambda;
+      } else erlangBoth(n, lambda, u, both);
       F += r * both[0];
       f += r * both[1];
     }

@@ -27,11 +27,17 @@ export interface PercentileSearch {
  * they keep a bracket [lo, hi] with F(lo) < p ≤ F(hi)); bisection when a step leaves the bracket.
  * At a jump (an atom) it converges on the jump.
  */
-export function quantile(law: ResponseTimeLaw, p: number, from: number, tol = 1e-9): { t: number; relative: number; evaluations: number } {
+export function quantile(law: ResponseTimeLaw, p: number, from: number, tol = 1e-9, seen = new Map<number, { F: number; f: number }>()): { t: number; relative: number; evaluations: number } {
   let evaluations = 0;
+  // Points already evaluated (the closing checks, the previous percentile) are not evaluated again:
+  // each one is a pass over the whole law.
   const at = (t: number): { F: number; f: number } => {
-    evaluations++;
-    return { F: law.cdf(t), f: law.density(t) };
+    let v = seen.get(t);
+    if (!v) {
+      evaluations++;
+      seen.set(t, (v = { F: law.cdf(t), f: law.density(t) }));
+    }
+    return v;
   };
   let lo = from;
   let hi = Infinity;
@@ -83,8 +89,9 @@ export function percentilesOf(law: ResponseTimeLaw, tol = 1e-9): PercentileSearc
   let relative = 0;
   let evaluations = 0;
   let from = 0;
+  const seen = new Map<number, { F: number; f: number }>();
   for (let q = 0; q < PERCENTILE_LEVELS.length; q++) {
-    const r = quantile(law, PERCENTILE_PROBABILITIES[q], from, tol);
+    const r = quantile(law, PERCENTILE_PROBABILITIES[q], from, tol, seen);
     out[PERCENTILE_LEVELS[q]] = r.t;
     relative = Math.max(relative, r.relative);
     evaluations += r.evaluations;

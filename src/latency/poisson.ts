@@ -90,3 +90,23 @@ export function erlangPdf(n: number, lambda: number, u: number): number {
   if (n === 1) return lambda * Math.exp(-x);
   return lambda * Math.exp(-x + (n - 1) * Math.log(x) - logFactorial(n - 1));
 }
+
+/** Largest n for erlangFromExp: its cost is n multiplications, against an exp, a log and a tail sum. */
+export const SHORT_ERLANG = 64;
+
+/**
+ * P(Erlang(n) ≤ x/λ) and Pois(n − 1; x) (the density over λ) from ex = e^(−x), by the recurrence
+ * of the Poisson terms up to n − 1 (needs ex > 0: x < ~700). The CDF is 1 − Σ_{r<n} Pois(r; x),
+ * whose absolute error is a few n·ε: what a sum of CDF contributions needs (not their relative
+ * accuracy deep in the lower tail, which poissonTail keeps).
+ */
+export function erlangFromExp(n: number, x: number, ex: number, out: Float64Array): void {
+  let term = ex;
+  let sum = 0;
+  for (let r = 1; r < n; r++) {
+    sum += term;
+    term = (term * x) / r;
+  }
+  out[0] = 1 - (sum + term);
+  out[1] = term;
+}
