@@ -111,7 +111,7 @@ export class BatchwiseServer {
     pool.onChange((s) => metrics.onPool(s));
     pool.onJobEnd((e) => metrics.onJobEnd(e));
     const cache = new SolutionCache(opts.cacheSize ?? 1024, opts.cacheMaxBytes);
-    const coordinator = new SolveCoordinator(pool, cache, limits.maxStates, metrics);
+    const coordinator = new SolveCoordinator(pool, cache, limits.maxStates, metrics, (err) => log.error({ err }, 'percentile computation failed'));
     const scaleout = opts.redis
       ? new RedisBatchExecutor({ maxStates: limits.maxStates, ...opts.scaleout, redisUrl: opts.redis, log, registry: metrics.registry })
       : undefined;

@@ -12,6 +12,7 @@ import { policyOf } from '../../solve/result.js';
 import type { ValidatedClassesScenario } from '../../model/classes/params.js';
 import type { ClassesSolveResult } from '../../solve/classes/result.js';
 import type { ClassesProgress } from '../convert/classes.js';
+import type { LatencyOutcome } from '../../latency/summary.js';
 
 /** A result without its percentiles (and without the reason they are missing). */
 export function withoutPercentiles(r: SolveResult): SolveResult {
@@ -77,6 +78,8 @@ export class SolveCoordinator {
     private readonly cache: SolutionCache,
     private readonly maxStates: number,
     private readonly events: CoordinatorEvents,
+    /** Where a failed percentile computation is reported (the result still goes out, saying why it has none). */
+    private readonly onLatencyFailure: (err: unknown) => void = () => {},
   ) {}
 
   get inFlight(): number {
@@ -117,7 +120,16 @@ export class SolveCoordinator {
     const B = scenario.params.maxBatchSize;
     const pol = policy ? { phases: scenario.params.arrivalProcess?.phases ?? 1, actions: policy, tailBatch: B } : policyOf(result.policy, B);
     const job = { scenario, policy: pol, maxQueue: result.solver.maxQueue };
-    const figures = await this.pool.submit('latency', job, { signal: opts.signal, bounded: false, flow: opts.flow, peer: opts.peer });
+    let figures: LatencyOutcome;
+    try {
+      figures = await this.pool.submit('latency', job, { signal: opts.signal, bounded: false, flow: opts.flow, peer: opts.peer });
+    } catch (e) {
+      // The call's own end (cancelled, deadline) stays its status; anything else (a worker lost, a
+      // bug) costs this result its percentiles, not the call: a batch keeps streaming.
+      if (opts.signal?.aborted || e instanceof AbortError) throw e;
+      this.onLatencyFailure(e);
+      return { ...result, latencyUnavailable: `the percentile computation failed (${e instanceof Error ? e.message : String(e)})` };
+    }
     const filled: SolveResult = { ...result, ...figures };
     const entry = this.cache.get(key);
     if (entry && entry.result.solver === result.solver) this.cache.store(scenario, filled, entry.warmStart, key);
