@@ -8,14 +8,22 @@ import { policyOf } from '../solve/result.js';
 import { solveScenario } from '../solve/solveScenario.js';
 import { asValidated } from './frontier.js';
 import { serviceLabel, weightsLabel } from './scenarioLabel.js';
+import { exportPolicy } from './export/exportPolicy.js';
+import { TARGETS, type BatchingSetting, type ExportTarget } from './export/targets.js';
+import type { SimPolicy } from '../sim/policies/types.js';
+import { CONFIDENCE_LEVEL, type SimulationResult } from '../sim/result.js';
+import { simulate } from '../sim/simulate.js';
+import { meanHalfWidth } from '../sim/stats.js';
 
 /**
  * Response-time percentiles against load: for arrival rates spread over a share of the capacity
  * B/l(B), the exact percentiles (docs/model.md §9) of the optimal policy solved at each rate, of
  * the nominal rate's optimum held fixed (what a setting tuned once and never retuned does as the
  * load drifts), and of greedy service (a serving system's zero-delay setting: serve whatever is
- * waiting). Exported settings with a positive delay are timeout policies, not queue-length
- * policies, so they have no exact law here and are not drawn.
+ * waiting). With `settings`, also each serving system's exported setting (exportPolicy: its delay
+ * tuned in simulation at the nominal rate) held fixed as the load moves: those are timeout
+ * policies, not queue-length policies, so they have no exact law here; their percentiles come
+ * from independent simulations, with a 95 % interval on p99.
  */
 export interface LoadPoint {
   /** Requests/s. */
@@ -27,11 +35,17 @@ export interface LoadPoint {
   readonly p95: number;
   readonly p99: number;
   readonly p999: number;
+  /** Simulated series only: the 95 % half-width of p99 over the replications, seconds. */
+  readonly p99HalfWidth?: number;
 }
 
 export interface LoadSeries {
   readonly label: string;
-  readonly kind: 'optimal' | 'fixed' | 'greedy';
+  readonly kind: 'optimal' | 'fixed' | 'greedy' | 'setting';
+  /** `exact` (docs/model.md §9) or `simulated` (an exported setting). */
+  readonly method: 'exact' | 'simulated';
+  /** Setting series only: the serving system and the setting exported for the nominal rate. */
+  readonly setting?: BatchingSetting;
   readonly points: LoadPoint[];
   /** Rates at which the percentiles could not be computed, and why. */
   readonly unavailable: { readonly arrivalRate: number; readonly reason: string }[];
@@ -55,9 +69,16 @@ export interface LoadLatencyOptions {
   readonly signal?: AbortSignal;
   readonly backend?: Backend;
   readonly onProgress?: (step: string) => void;
+  /** Serving systems whose exported setting is drawn too (simulated). */
+  readonly settings?: readonly ExportTarget[];
+  /** The simulations of the settings: independent replications per rate, requests each, first seed. */
+  readonly simulation?: { readonly replications?: number; readonly requests?: number; readonly seed?: number };
 }
 
 export const DEFAULT_LOAD_POINTS = 12;
+/** Replications × requests per rate of a setting: p99 to about ±1 % at moderate load. */
+export const SETTING_REPLICATIONS = 8;
+export const SETTING_REQUESTS = 50_000;
 
 export function capacityOf(p: ModelParams): number {
   return p.maxBatchSize / p.meanService[p.maxBatchSize];
@@ -92,6 +113,15 @@ export async function latencyAgainstLoad(input: unknown, o: LoadLatencyOptions =
   const optimal = emptySeries('optimal policy at each λ', 'optimal');
   const fixed = emptySeries(`λ = ${+p.arrivalRate.toPrecision(6)} /s optimum held fixed (control limit ${M})`, 'fixed');
   const greedy = emptySeries('greedy: serve whatever waits (zero-delay setting)', 'greedy');
+  const settings: (LoadSeries & { points: LoadPoint[]; setting: BatchingSetting })[] = [];
+  for (const target of o.settings ?? []) {
+    o.onProgress?.(`exporting the ${TARGETS[target].label} setting for λ = ${p.arrivalRate} /s`);
+    // The final side-by-side simulation of an export is not needed here: a short one.
+    const { setting } = await exportPolicy(scenario, target, { signal: o.signal, backend: o.backend, requests: 20_000, onProgress: o.onProgress });
+    const label = `${TARGETS[target].label}, delay ${+(setting.delay * 1e3).toPrecision(4)} ms (exported for λ = ${+p.arrivalRate.toPrecision(6)} /s; simulated)`;
+    settings.push({ ...emptySeries(label, 'setting', 'simulated'), setting });
+  }
+  const sim = { replications: o.simulation?.replications ?? SETTING_REPLICATIONS, requests: o.simulation?.requests ?? SETTING_REQUESTS, seed: o.simulation?.seed ?? 1 };
   for (const [i, rate] of rates.entries()) {
     throwIfAborted(o.signal);
     o.onProgress?.(`λ = ${rate.toFixed(1)} /s (${i + 1} of ${rates.length})`);
@@ -100,12 +130,51 @@ export async function latencyAgainstLoad(input: unknown, o: LoadLatencyOptions =
     add(optimal, rate, summarizePolicy(policyOf(r.policy, B), B).controlLimit, r.latency ? { latency: r.latency } : { latencyUnavailable: r.latencyUnavailable ?? 'not computed' });
     add(fixed, rate, M, evaluated(at.params, nominal));
     add(greedy, rate, 1, evaluated(at.params, greedyPolicy(B)));
+    for (const s of settings) {
+      const r = simulatedPercentiles(at.params, () => TARGETS[s.setting.target].simPolicy(s.setting), { ...sim, signal: o.signal });
+      if ('reason' in r) s.unavailable.push({ arrivalRate: rate, reason: r.reason });
+      else s.points.push({ arrivalRate: rate, controlLimit: 0, ...r });
+    }
   }
-  return { series: [optimal, fixed, greedy], capacity: capacityOf(p), nominalRate: p.arrivalRate, rates };
+  return { series: [optimal, fixed, greedy, ...settings], capacity: capacityOf(p), nominalRate: p.arrivalRate, rates };
 }
 
-function emptySeries(label: string, kind: LoadSeries['kind']): LoadSeries & { points: LoadPoint[] } {
-  return { label, kind, points: [], unavailable: [] };
+function emptySeries(label: string, kind: LoadSeries['kind'], method: LoadSeries['method'] = 'exact'): LoadSeries & { points: LoadPoint[] } {
+  return { label, kind, method, points: [], unavailable: [] };
+}
+
+/**
+ * The percentiles of a batcher by independent replications (seeds seed, seed + 1, …): each
+ * figure the mean over them, p99 with its Student 95 % half-width. A batcher that does not keep up
+ * has none: the simulator refuses one whose sustained batch cannot clear λ, and one that served
+ * λ less 5 standard deviations of the count in some replication had its queue growing through the run.
+ */
+export function simulatedPercentiles(
+  p: ModelParams,
+  policy: () => SimPolicy,
+  o: { readonly replications: number; readonly requests: number; readonly seed: number; readonly signal?: AbortSignal },
+): Omit<LoadPoint, 'arrivalRate' | 'controlLimit'> | { readonly reason: string } {
+  let runs: SimulationResult[];
+  try {
+    runs = Array.from({ length: o.replications }, (_, i) => simulate(p, policy(), { requests: o.requests, seed: o.seed + i, signal: o.signal }));
+  } catch (e) {
+    // The simulator refuses a batcher whose sustained batch cannot clear λ (its queue would grow without bound).
+    if (e instanceof ScenarioError && e.field === 'policy') return { reason: e.reason };
+    throw e;
+  }
+  // A stable batcher serves λ up to the count's noise (~λ/√requests): 5 of those below is a growing queue.
+  const slowest = Math.min(...runs.map((r) => r.throughput));
+  if (slowest < (1 - 5 / Math.sqrt(o.requests)) * p.arrivalRate) return { reason: `the setting serves ${slowest.toFixed(1)} of λ = ${p.arrivalRate.toFixed(1)} requests/s in simulation: it does not keep up` };
+  const mean = (f: (r: SimulationResult) => number): number => runs.reduce((a, r) => a + f(r), 0) / runs.length;
+  const p99s = runs.map((r) => r.percentiles.p99);
+  return {
+    p50: mean((r) => r.percentiles.p50),
+    p90: mean((r) => r.percentiles.p90),
+    p95: mean((r) => r.percentiles.p95),
+    p99: mean((r) => r.percentiles.p99),
+    p999: mean((r) => r.percentiles.p999),
+    p99HalfWidth: meanHalfWidth(p99s, p99s.length, CONFIDENCE_LEVEL) ?? Infinity,
+  };
 }
 
 function evaluated(p: ModelParams, policy: Policy): LatencyOutcome {

@@ -99,3 +99,41 @@ export function shareBelow(samples: Float64Array, t: number, blocks = 20): { sha
   const v = f.reduce((x, y) => x + (y - mean) ** 2, 0) / (blocks - 1);
   return { share: mean, se: Math.sqrt(v / blocks) };
 }
+
+/**
+ * The reference for timeout batchers (TF Serving's batching as docs/simulator.md states it):
+ * Poisson arrivals, deterministic service; when the server is free it serves `maxBatch` if that
+ * many wait, else everything waiting once the oldest has waited `timeout` (at once if it already
+ * has). Written apart from src/sim. Response times of `count` requests after count/10 warm-up.
+ */
+export function simulateTimeoutBatcher(p: ModelParams, timeout: number, maxBatch: number, count: number, seed: number): Float64Array {
+  const rnd = rng(seed);
+  const gap = (): number => -Math.log(1 - rnd()) / p.arrivalRate;
+  const warm = Math.floor(count / 10);
+  const out = new Float64Array(count);
+  const waiting: number[] = [];
+  let first = 0; // index of the oldest waiting arrival
+  let done = 0;
+  let nextArrival = gap();
+  let freeAt = 0; // the server is busy until then
+  while (done < warm + count) {
+    const n = waiting.length - first;
+    // The next start: as soon as the server is free, if maxBatch wait or the oldest has timed out.
+    const start = n === 0 ? Infinity : Math.max(freeAt, n >= maxBatch ? waiting[first + maxBatch - 1] : waiting[first] + timeout);
+    if (nextArrival < start) {
+      waiting.push(nextArrival);
+      nextArrival += gap();
+      continue;
+    }
+    const size = Math.min(n, maxBatch);
+    const end = start + p.meanService[size];
+    for (let i = 0; i < size; i++, done++) if (done >= warm && done < warm + count) out[done - warm] = end - waiting[first + i];
+    first += size;
+    freeAt = end;
+    if (first > 4096) {
+      waiting.splice(0, first);
+      first = 0;
+    }
+  }
+  return out;
+}

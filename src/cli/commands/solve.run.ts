@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import type { Backend, ValidatedScenario } from '../../model/scenario.js';
+import type { ExportTarget } from '../../plan/export/targetNames.js';
 import { validateScenario } from '../../model/validate.js';
 import { isClassesInput, validateClassesScenario } from '../../model/classes/validate.js';
 import { ScenarioError } from '../../model/errors.js';
@@ -11,7 +12,7 @@ import { solveClassesRemote, solveRemote, type RemoteOptions } from '../remote.j
 import { statusLine, type StatusLine } from '../progress.js';
 
 /** `batchwise solve`, loaded only when it runs (registration: solve.ts). */
-export type SolveOptions = { json?: boolean; backend?: string; svg?: string; percentiles?: boolean; latencyChart?: string; chartPoints?: number } & RemoteOptions;
+export type SolveOptions = { json?: boolean; backend?: string; svg?: string; percentiles?: boolean; latencyChart?: string; chartPoints?: number; chartSettings?: ExportTarget[] } & RemoteOptions;
 
 /** The solver's progress as the status line's step (redrawn every second even between reports). */
 function progressStep(status: StatusLine): (p: SolverProgress) => void {
@@ -22,6 +23,7 @@ function progressStep(status: StatusLine): (p: SolverProgress) => void {
 }
 
 export async function runSolve(file: string, o: SolveOptions): Promise<void> {
+  if (o.chartSettings && !o.latencyChart) throw new ScenarioError('--chart-settings', 'draws on the latency chart: give --latency-chart <file> too');
   const json = readJsonFile(file);
   if (isClassesInput(json)) return solveClassesCommand(json, o);
   const scenario = validateScenario(json);
@@ -45,7 +47,7 @@ export async function runSolve(file: string, o: SolveOptions): Promise<void> {
 async function writeLatencyChart(file: string, scenario: ValidatedScenario, o: SolveOptions, showProgress: boolean): Promise<void> {
   const [{ latencyAgainstLoad, loadChartTitle }, { renderLatencyBandsSvg }] = await Promise.all([import('../../plan/loadLatency.js'), import('../../plan/svg/latencyBands.js')]);
   const status = statusLine(showProgress, 'latency chart');
-  const load = await latencyAgainstLoad(scenario, { points: o.chartPoints, backend: o.backend ? (o.backend.toUpperCase() as Backend) : undefined, onProgress: status.set }).finally(status.stop);
+  const load = await latencyAgainstLoad(scenario, { points: o.chartPoints, settings: o.chartSettings, backend: o.backend ? (o.backend.toUpperCase() as Backend) : undefined, onProgress: status.set }).finally(status.stop);
   const missing = load.series.flatMap((s) => s.unavailable.map((u) => `${s.label} at λ = ${u.arrivalRate.toFixed(1)} /s: ${u.reason}`));
   // A chart with holes says so: the rates left out and why, on stderr.
   for (const m of missing) process.stderr.write(`latency chart: no percentiles for ${m}\n`);

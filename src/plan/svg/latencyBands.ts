@@ -14,11 +14,15 @@ export interface BandPoint {
   readonly p99: number;
   readonly p999: number;
   readonly controlLimit: number;
+  /** Simulated series: the 95 % half-width of p99, seconds (drawn as a whisker). */
+  readonly p99HalfWidth?: number;
 }
 
 export interface BandSeries {
   readonly label: string;
   readonly points: readonly BandPoint[];
+  /** `simulated` series (exported settings) are drawn dotted, with p99 whiskers; default exact. */
+  readonly method?: 'exact' | 'simulated';
 }
 
 export interface BandChartOptions {
@@ -46,7 +50,7 @@ export function renderLatencyBandsSvg(series: readonly BandSeries[], o: BandChar
     yLabel: 'response time (ms)',
     xRange: [Math.min(...rates), Math.max(...rates)],
     // From 0: bands of different policies are compared by height, which a cut axis distorts.
-    yRange: [0, Math.max(...all.map((p) => p.p999 * 1e3))],
+    yRange: [0, Math.max(...all.map((p) => Math.max(p.p999, p.p99 + (Number.isFinite(p.p99HalfWidth) ? (p.p99HalfWidth ?? 0) : 0)) * 1e3))],
   });
   const body = [...f.parts];
   const at = (p: BandPoint, v: number): string => `${px(f.x(p.arrivalRate))},${px(f.y(v * 1e3))}`;
@@ -54,27 +58,42 @@ export function renderLatencyBandsSvg(series: readonly BandSeries[], o: BandChar
     const colour = COLOURS[i % COLOURS.length];
     const pts = s.points;
     const band = [...pts.map((p) => at(p, p.p50)), ...[...pts].reverse().map((p) => at(p, p.p99))].join(' ');
-    const markers = pts.map((p) =>
-      el(
-        'circle',
-        {
-          class: 'point',
-          cx: f.x(p.arrivalRate),
-          cy: f.y(p.p99 * 1e3),
-          r: 3,
-          fill: colour,
-          'data-arrival-rate': String(p.arrivalRate),
-          'data-p50-ms': String(p.p50 * 1e3),
-          'data-p99-ms': String(p.p99 * 1e3),
-          'data-p999-ms': String(p.p999 * 1e3),
-          'data-control-limit': p.controlLimit,
-        },
-        [el('title', {}, [`λ ${p.arrivalRate.toFixed(1)} /s: p50 ${ms(p.p50)}, p99 ${ms(p.p99)}, p99.9 ${ms(p.p999)}, control limit ${p.controlLimit}`])],
-      ),
-    );
+    const simulated = s.method === 'simulated';
+    const markers = pts.map((p) => {
+      const hw = p.p99HalfWidth;
+      const whisker =
+        simulated && hw !== undefined && Number.isFinite(hw)
+          ? [el('line', { class: 'whisker', x1: f.x(p.arrivalRate), x2: f.x(p.arrivalRate), y1: f.y((p.p99 - hw) * 1e3), y2: f.y((p.p99 + hw) * 1e3), stroke: colour, 'stroke-width': 1 })]
+          : [];
+      const what = simulated
+        ? `p99 ${ms(p.p99)}${hw !== undefined ? ` ± ${ms(hw)} (95 %)` : ''}, simulated`
+        : `p99 ${ms(p.p99)}, control limit ${p.controlLimit}`;
+      return el('g', {}, [
+        ...whisker,
+        el(
+          'circle',
+          {
+            class: 'point',
+            cx: f.x(p.arrivalRate),
+            cy: f.y(p.p99 * 1e3),
+            r: 3,
+            fill: simulated ? 'white' : colour,
+            stroke: colour,
+            'data-arrival-rate': String(p.arrivalRate),
+            'data-p50-ms': String(p.p50 * 1e3),
+            'data-p99-ms': String(p.p99 * 1e3),
+            'data-p999-ms': String(p.p999 * 1e3),
+            'data-control-limit': p.controlLimit,
+            'data-method': simulated ? 'simulated' : 'exact',
+            ...(simulated && hw !== undefined ? { 'data-p99-half-width-ms': String(hw * 1e3) } : {}),
+          },
+          [el('title', {}, [`λ ${p.arrivalRate.toFixed(1)} /s: p50 ${ms(p.p50)}, ${what}, p99.9 ${ms(p.p999)}`])],
+        ),
+      ]);
+    });
     body.push(
-      el('g', { class: 'series', 'data-series': i, 'data-label': s.label }, [
-        el('polygon', { class: 'band', points: band, fill: colour, 'fill-opacity': 0.18, stroke: colour, 'stroke-width': 1 }),
+      el('g', { class: 'series', 'data-series': i, 'data-label': s.label, 'data-method': simulated ? 'simulated' : 'exact' }, [
+        el('polygon', { class: 'band', points: band, fill: colour, 'fill-opacity': simulated ? 0.08 : 0.18, stroke: colour, 'stroke-width': 1, ...(simulated ? { 'stroke-dasharray': '2 2' } : {}) }),
         el('polyline', { class: 'p50', points: pts.map((p) => at(p, p.p50)).join(' '), fill: 'none', stroke: colour, 'stroke-width': 1 }),
         el('polyline', { class: 'p99', points: pts.map((p) => at(p, p.p99)).join(' '), fill: 'none', stroke: colour, 'stroke-width': 2 }),
         el('polyline', { class: 'p999', points: pts.map((p) => at(p, p.p999)).join(' '), fill: 'none', stroke: colour, 'stroke-width': 1, 'stroke-dasharray': '5 3' }),
