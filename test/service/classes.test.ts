@@ -5,7 +5,7 @@ import { ScenarioError } from '../../src/model/errors.js';
 import { RemoteError } from '../../src/service/client.js';
 import { solveClassesScenario } from '../../src/solve/classes/solveClasses.js';
 import { scenarioOf } from '../classes/support.js';
-import { classA as a, classB as b, comparableClasses as comparable, twoClasses } from './support/classes.js';
+import { autoClasses, classA as a, comparableClasses as comparable, twoClasses } from './support/classes.js';
 import { startHarness, type Harness } from './support/harness.js';
 
 /**
@@ -92,9 +92,7 @@ describe('Solve with classes on a server with a small maxStates', () => {
   afterAll(async () => h?.close());
 
   it('the automatic box passing the joint bound stops the solve with INVALID_ARGUMENT on scenario.classes, and frees the worker', async () => {
-    // The first automatic box of this case is far above 200 joint states (S_c ≥ 16 each: ≥ 289).
-    const auto = scenarioOf([a, b], 40, 1e-3, 1e-9);
-    const e = await refusal(h.client().solveClasses(auto));
+    const e = await refusal(h.client().solveClasses(autoClasses));
     expect(e.code).toBe(grpc.status.INVALID_ARGUMENT);
     expect(e.field).toBe('scenario.classes');
     expect(e.message).toMatch(/joint states .* above this server's maxStates = 200/);

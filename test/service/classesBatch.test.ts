@@ -3,7 +3,7 @@ import { RemoteError } from '../../src/service/client.js';
 import type { ScenarioResult } from '../../src/service/messages.js';
 import { scenarioOf } from '../classes/support.js';
 import { specScenario } from '../helpers/scenarios.js';
-import { classA, classB, comparableClasses, twoClasses } from './support/classes.js';
+import { autoClasses, classA, classB, comparableClasses, twoClasses } from './support/classes.js';
 import { comparable, startHarness, type Harness } from './support/harness.js';
 
 /**
@@ -164,11 +164,9 @@ describe('SolveBatch with classes on a server with a small maxStates', () => {
   afterAll(async () => h?.close());
 
   it('an automatic box past the joint bound fails that item with INVALID_ARGUMENT on classes; an explicit one is refused at validation; the rest is solved', async () => {
-    // The first automatic box of this case is far above 200 joint states (S_c ≥ 16 each: ≥ 289).
-    const auto = scenarioOf([classA, classB], 40, 1e-3, 1e-9);
     const explicit = scenarioOf([{ ...classA, S: 20 }, { ...classB, S: 20 }], 40, 1e-3, 1e-9);
     const small = specScenario(300, 1e-4);
-    const results = await collect(h.client().solveBatch({ list: { scenarios: [auto, small, explicit] } }));
+    const results = await collect(h.client().solveBatch({ list: { scenarios: [autoClasses, small, explicit] } }));
     const at = byIndex(results);
     expect(at.get(0)!.error).toMatchObject({ code: 'INVALID_ARGUMENT', field: 'classes' });
     expect(at.get(0)!.error!.message).toMatch(/joint states .* above this server's maxStates = 200/);
