@@ -126,7 +126,7 @@ export function createSolveBatchHandler(deps: ServiceDeps): ServerStreamingHandl
       if (n.sent < total) {
         // The executors stopped early. With the call's signal fired that is its status; without, a bug.
         if (ctx.signal.aborted) throw ctx.signal.reason;
-        const names = groups.map((g) => g.executor.name).join(', ');
+        const names = [...groups.map((g) => g.executor.name), ...(classesTasks.length > 0 ? [`${deps.cpuBatchExecutor.name} (classes)`] : [])].join(', ');
         throw new ServiceError(Code.INTERNAL, `${total - n.sent} of ${total} scenarios got no result (executors: ${names})`);
       }
     } finally {
