@@ -9,7 +9,7 @@ import { planAnswerFromProto, type PlanAnswer } from './convert/plan.js';
 import { evaluationFromProto, solveResultFromProto } from './convert/result.js';
 import { classesResultFromProto } from './convert/classes.js';
 import type { ClassesSolveResult } from '../solve/classes/result.js';
-import type { ScenarioResult, SolveBatchRequest, SolveProgressMessage, SolveRequest, SolveUpdate } from './messages.js';
+import type { ScenarioResult, ScenarioResultMessage, SolveBatchRequest, SolveProgressMessage, SolveRequest, SolveUpdate } from './messages.js';
 import { loadPackageDefinition } from './proto.js';
 import { codeName } from './rpc/status.js';
 
@@ -66,7 +66,7 @@ export class RemoteError extends Error {
 
 type RawClient = grpc.Client & {
   Solve(req: SolveRequest, md: grpc.Metadata, opts: grpc.CallOptions): grpc.ClientReadableStream<SolveUpdate>;
-  SolveBatch(req: SolveBatchRequest, md: grpc.Metadata, opts: grpc.CallOptions): grpc.ClientReadableStream<ScenarioResult>;
+  SolveBatch(req: SolveBatchRequest, md: grpc.Metadata, opts: grpc.CallOptions): grpc.ClientReadableStream<ScenarioResultMessage>;
   Evaluate(req: unknown, md: grpc.Metadata, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r?: EvaluationResult) => void): grpc.ClientUnaryCall;
   FleetSimulate(req: unknown, md: grpc.Metadata, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r?: Record<string, unknown>) => void): grpc.ClientUnaryCall;
   Plan(req: unknown, md: grpc.Metadata, opts: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r?: Record<string, unknown>) => void): grpc.ClientUnaryCall;
@@ -140,10 +140,17 @@ export class BatchwiseClient {
     return this.stream((md, o) => this.raw.Solve(request, md, o), opts);
   }
 
-  /** SolveBatch: one ScenarioResult per scenario, in completion order (results converted to core types). */
+  /**
+   * SolveBatch: one ScenarioResult per scenario, in completion order (results converted to core
+   * types: `result` a SolveResult, `classesResult` for a scenario with classes a ClassesSolveResult).
+   */
   async *solveBatch(request: SolveBatchRequest, opts: CallOptions = {}): AsyncGenerator<ScenarioResult, void, undefined> {
     for await (const r of this.stream((md, o) => this.raw.SolveBatch(solveBatchJsonNames(request), md, o), opts)) {
-      yield r.result ? { ...r, result: solveResultFromProto(r.result), error: undefined } : { ...r, result: undefined };
+      // Members of the outcome oneof that are not set may decode as null: leave them out.
+      const { result, classesResult, error, ...rest } = r;
+      if (result) yield { ...rest, result: solveResultFromProto(result) };
+      else if (classesResult) yield { ...rest, classesResult: classesResultFromProto(classesResult) };
+      else yield { ...rest, ...(error ? { error } : {}) };
     }
   }
 

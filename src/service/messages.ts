@@ -4,6 +4,7 @@
  * validator takes over); responses reuse the core result types.
  */
 import type { PolicySummary } from '../policy/policy.js';
+import type { ClassesSolveResult } from '../solve/classes/result.js';
 import type { EvaluationResult, SolveResult } from '../solve/result.js';
 import type { SimulationResult } from '../sim/result.js';
 
@@ -63,14 +64,24 @@ export interface BatchError {
   message: string;
 }
 
-export interface ScenarioResult {
+/**
+ * One scenario's answer in a batch: `result` (single-class), `classesResult` (a scenario with
+ * classes) or `error`. `Classes` is the classes result's form: the library's ClassesSolveResult
+ * (what BatchwiseClient.solveBatch yields), or on the wire the ClassesSolveResult message
+ * (ScenarioResultMessage, convert/classes.ts).
+ */
+export interface ScenarioResult<Classes = ClassesSolveResult> {
   index: number;
   parameters: ScenarioParameters;
   result?: SolveResult;
+  classesResult?: Classes;
   error?: BatchError;
   cached: boolean;
   warmStarted: boolean;
 }
+
+/** ScenarioResult as the SolveBatch handler writes it. */
+export type ScenarioResultMessage = ScenarioResult<Record<string, unknown>>;
 
 export interface PolicySpecMessage {
   spec?: string;

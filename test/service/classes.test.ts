@@ -3,25 +3,17 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScenarioError } from '../../src/model/errors.js';
 import { RemoteError } from '../../src/service/client.js';
-import type { ClassesSolveResult } from '../../src/solve/classes/result.js';
 import { solveClassesScenario } from '../../src/solve/classes/solveClasses.js';
-import { scenarioOf, type CaseClass } from '../classes/support.js';
+import { scenarioOf } from '../classes/support.js';
+import { autoClasses, classA as a, comparableClasses as comparable, twoClasses } from './support/classes.js';
 import { startHarness, type Harness } from './support/harness.js';
 
 /**
  * Solve of multi-class scenarios (docs/model.md §10) over gRPC, against a real server: the
  * result equals the in-process solve of the same scenario; refusals are INVALID_ARGUMENT naming
- * the field; the joint state count is held to maxStates as the automatic box grows.
+ * the field; the joint state count is held to maxStates as the automatic box grows. (SolveBatch
+ * with classes: classesBatch.test.ts.)
  */
-const a: CaseClass = { name: 'a', rate: 150, B: 3, perItem: 0.001, base: 0.002, law: 'DETERMINISTIC', powerPerItem: 3, powerBase: 80, w: 1 };
-const b: CaseClass = { ...a, name: 'b', rate: 80, B: 2, law: 'GAMMA', cv: 0.8, w: 2 };
-/** Small and fixed boxes: a second or so per solve. */
-const twoClasses = scenarioOf([{ ...a, S: 18 }, { ...b, S: 14 }], 40, 1e-3, 1e-9);
-
-/** The result without its wall times (the only fields two solves of one scenario may differ in). */
-function comparable(r: ClassesSolveResult): unknown {
-  return { ...r, solver: { ...r.solver, seconds: 0 }, ...(r.single ? { single: { ...r.single, solver: { ...r.single.solver, seconds: 0 } } } : {}) };
-}
 
 /** The refusal of a call: the client turns INVALID_ARGUMENT with a field into a ScenarioError (client.ts fromGrpcError), any other code into a RemoteError. */
 async function refusal(p: Promise<unknown>): Promise<{ code: number; field?: string; message: string }> {
@@ -74,7 +66,7 @@ describe('Solve with classes over gRPC', () => {
   }, 60_000);
 
   it('a bad field of a class, a single-class field beside classes, an explicit box past maxStates: INVALID_ARGUMENT naming each', async () => {
-    const s = twoClasses as { classes: Array<Record<string, unknown>> };
+    const s = twoClasses;
     const badWeight = { ...s, classes: [s.classes[0], { ...s.classes[1], latencyWeight: -1 }] };
     const e1 = await refusal(h.client().solveClasses(badWeight));
     expect(e1.code).toBe(grpc.status.INVALID_ARGUMENT);
@@ -85,14 +77,6 @@ describe('Solve with classes over gRPC', () => {
     const e2 = await refusal(h.client().solveClasses(mixed));
     expect(e2.code).toBe(grpc.status.INVALID_ARGUMENT);
     expect(e2.field).toBe('scenario.arrivalRate');
-    // SolveBatch is single-class for now: it says so, naming the field, rather than dropping it.
-    const batch = h.client().solveBatch({ list: { scenarios: [twoClasses] } });
-    const [item] = await (async () => {
-      const out = [];
-      for await (const r of batch) out.push(r);
-      return out;
-    })();
-    expect(item.error).toMatchObject({ code: 'INVALID_ARGUMENT', field: 'classes' });
     const huge = { ...s, classes: [{ ...s.classes[0], maxQueue: 2000 }, { ...s.classes[1], maxQueue: 2000 }] };
     const e3 = await refusal(h.client().solveClasses(huge));
     expect(e3.code).toBe(grpc.status.INVALID_ARGUMENT);
@@ -108,9 +92,7 @@ describe('Solve with classes on a server with a small maxStates', () => {
   afterAll(async () => h?.close());
 
   it('the automatic box passing the joint bound stops the solve with INVALID_ARGUMENT on scenario.classes, and frees the worker', async () => {
-    // The first automatic box of this case is far above 200 joint states (S_c ≥ 16 each: ≥ 289).
-    const auto = scenarioOf([a, b], 40, 1e-3, 1e-9);
-    const e = await refusal(h.client().solveClasses(auto));
+    const e = await refusal(h.client().solveClasses(autoClasses));
     expect(e.code).toBe(grpc.status.INVALID_ARGUMENT);
     expect(e.field).toBe('scenario.classes');
     expect(e.message).toMatch(/joint states .* above this server's maxStates = 200/);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluateScenarioPolicy } from '../../src/solve/evaluateScenario.js';
+import { solveClassesScenario } from '../../src/solve/classes/solveClasses.js';
 import { solveScenario } from '../../src/solve/solveScenario.js';
 import { specScenario } from '../helpers/scenarios.js';
 
@@ -110,6 +111,31 @@ describe('CLI as a client: serve, solve/evaluate --server, sweep', () => {
     for (const r of rows.slice(4)) expect(r).toMatch(/INVALID_ARGUMENT: arrivalRate: 9000/);
     expect(out.stderr).toMatch(/4 solved .*2 errors/);
   });
+
+  it('sweep --server of a list with a classes scenario: its row has the cost of the classes solve and per-class figures', async () => {
+    const classes = JSON.parse(readFileSync('examples/two-classes.json', 'utf8')) as unknown;
+    const list = join(dir, 'mixed.json');
+    writeFileSync(list, JSON.stringify({ list: { scenarios: [classes, specScenario(1000, 1e-4)] } }));
+    const [out, local, single] = await Promise.all([
+      run(['sweep', list, '--server', server.address, '--format', 'csv']),
+      solveClassesScenario(classes),
+      solveScenario(specScenario(1000, 1e-4)),
+    ]);
+    expect(out.code, out.stderr).toBe(0);
+    const [header, ...rows] = out.stdout.trim().split('\n');
+    const cols = header.split(',');
+    const at = (row: string, c: string) => row.split(',')[cols.indexOf(c)];
+    expect(rows.map((r) => at(r, 'index'))).toEqual(['0', '1']);
+    // CSV writes the full double: the remote solve equals the in-process one exactly.
+    expect(Number(at(rows[0], 'averageCost'))).toBe(local.averageCost);
+    expect(Number(at(rows[0], 'meanPowerW'))).toBe(local.meanPower);
+    expect(at(rows[0], 'controlLimit')).toBe(local.policy.controlLimits.map((v) => v ?? '-').join('/'));
+    expect(at(rows[0], 'meanResponseTimeMs')).toBe(local.classes.map((c) => String(c.meanResponseTime * 1e3)).join('/'));
+    expect(at(rows[0], 'maxQueue')).toBe(local.policy.maxQueue.join('/'));
+    expect(at(rows[0], 'p99_ms')).toBe('');
+    expect(Number(at(rows[1], 'averageCost'))).toBeCloseTo(single.averageCost, 12);
+    expect(out.stderr).toMatch(/2 solved .*0 errors/);
+  }, 120_000);
 
   it('sweep refuses a misspelt grid key instead of sweeping nothing', async () => {
     const grid = join(dir, 'typo.json');

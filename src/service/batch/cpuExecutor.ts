@@ -2,13 +2,20 @@ import { shapeKey } from '../cache/canonical.js';
 import type { SolveCoordinator } from '../solving/coordinator.js';
 import { AsyncQueue } from '../util/asyncQueue.js';
 import { ChainScheduler, orderForWarmStarts } from './chains.js';
-import type { BatchContext, BatchExecutor, BatchOutcome, BatchTask } from './executor.js';
+import type { BatchContext, BatchExecutor, BatchOutcome, BatchTask, ClassesBatchOutcome, ClassesBatchTask } from './executor.js';
+
+/** What one lane does with its items: a solve per item (it may keep state between them, e.g. the last solution), and the outcome of one that threw. */
+interface LaneRunner<T, O> {
+  solve(item: T, previous: T | undefined): Promise<O>;
+  failed(item: T, error: unknown): O;
+}
 
 /**
  * Solves a batch on the worker pool: one lane per worker, each walking a chain of
  * neighbouring scenarios and starting every solve from the one before it (from the nearest
  * cached solution at a chain's start). Solves go through the coordinator, so a batch also
- * shares the cache and in-flight solves with single requests.
+ * shares the cache and in-flight solves with single requests. A batch's multi-class
+ * scenarios go through the same lanes (`solveClasses`), in index order.
  */
 export class CpuBatchExecutor implements BatchExecutor {
   readonly name = 'cpu-pool';
@@ -22,16 +29,13 @@ export class CpuBatchExecutor implements BatchExecutor {
     return true;
   }
 
-  async *run(tasks: readonly BatchTask[], ctx: BatchContext): AsyncGenerator<BatchOutcome, void, undefined> {
-    const scheduler = new ChainScheduler(orderForWarmStarts(tasks), this.lanes());
-    const out = new AsyncQueue<BatchOutcome>();
-    const lane = async (i: number): Promise<void> => {
+  run(tasks: readonly BatchTask[], ctx: BatchContext): AsyncGenerator<BatchOutcome, void, undefined> {
+    return this.inLanes<BatchTask, BatchOutcome>(orderForWarmStarts(tasks), ctx.signal, () => {
       let last: { task: BatchTask; warm: { values: Float64Array; policy: Int32Array } } | undefined;
-      for (let step = scheduler.next(i); step && !ctx.signal.aborted; step = scheduler.next(i)) {
-        const { item: task, previous } = step;
-        const fromPrevious =
-          last && previous === last.task && shapeKey(last.task.scenario) === shapeKey(task.scenario) ? last.warm : undefined;
-        try {
+      return {
+        solve: async (task, previous) => {
+          const fromPrevious =
+            last && previous === last.task && shapeKey(last.task.scenario) === shapeKey(task.scenario) ? last.warm : undefined;
           const o = await this.coordinator.solve(task.scenario, {
             signal: ctx.signal,
             warmStart: !ctx.warmStarts ? 'none' : fromPrevious,
@@ -41,11 +45,41 @@ export class CpuBatchExecutor implements BatchExecutor {
             peer: ctx.peer,
           });
           last = { task, warm: o.warmStart };
-          out.push({ index: task.index, ok: true, result: o.result, warmStart: o.warmStart, cached: o.cached, warmStarted: o.warmStarted });
-        } catch (error) {
-          if (ctx.signal.aborted) return;
+          return { index: task.index, ok: true, result: o.result, warmStart: o.warmStart, cached: o.cached, warmStarted: o.warmStarted };
+        },
+        failed: (task, error) => {
           last = undefined;
-          out.push({ index: task.index, ok: false, error });
+          return { index: task.index, ok: false, error };
+        },
+      };
+    });
+  }
+
+  /** Multi-class scenarios (docs/model.md §10): the pool's classes job, as batch work (no queue bound), no warm starts yet. */
+  solveClasses(tasks: readonly ClassesBatchTask[], ctx: Pick<BatchContext, 'signal' | 'flow' | 'peer'>): AsyncGenerator<ClassesBatchOutcome, void, undefined> {
+    return this.inLanes<ClassesBatchTask, ClassesBatchOutcome>(tasks, ctx.signal, () => ({
+      solve: async (task) => ({
+        classes: true,
+        index: task.index,
+        ok: true,
+        result: await this.coordinator.solveClasses(task.scenario, { signal: ctx.signal, bounded: false, flow: ctx.flow, peer: ctx.peer }),
+      }),
+      failed: (task, error) => ({ classes: true, index: task.index, ok: false, error }),
+    }));
+  }
+
+  /** Items on one lane per worker (chains of neighbours, work stealing), outcomes as each finishes; a fired signal stops every lane. */
+  private async *inLanes<T, O>(ordered: readonly T[], signal: AbortSignal, runner: () => LaneRunner<T, O>): AsyncGenerator<O, void, undefined> {
+    const scheduler = new ChainScheduler(ordered, this.lanes());
+    const out = new AsyncQueue<O>();
+    const lane = async (i: number): Promise<void> => {
+      const r = runner();
+      for (let step = scheduler.next(i); step && !signal.aborted; step = scheduler.next(i)) {
+        try {
+          out.push(await r.solve(step.item, step.previous));
+        } catch (error) {
+          if (signal.aborted) return;
+          out.push(r.failed(step.item, error));
         }
       }
     };

@@ -1,4 +1,6 @@
+import type { ValidatedClassesScenario } from '../../model/classes/params.js';
 import type { ValidatedScenario } from '../../model/scenario.js';
+import type { ClassesSolveResult } from '../../solve/classes/result.js';
 import type { SolveResult } from '../../solve/result.js';
 import type { WarmStart } from '../../solve/solveScenario.js';
 
@@ -24,6 +26,20 @@ export type BatchOutcome =
       readonly warmStarted: boolean;
     }
   | { readonly index: number; readonly ok: false; readonly error: unknown };
+
+/**
+ * A valid multi-class scenario of a batch (docs/model.md §10). Only the CPU pool solves these
+ * (CpuBatchExecutor.solveClasses): the registered executors' tasks and outcomes are single-class.
+ */
+export interface ClassesBatchTask {
+  readonly index: number;
+  readonly scenario: ValidatedClassesScenario;
+}
+
+/** A ClassesBatchTask's outcome; `classes` tells it from a BatchOutcome where the two streams merge. */
+export type ClassesBatchOutcome =
+  | { readonly classes: true; readonly index: number; readonly ok: true; readonly result: ClassesSolveResult }
+  | { readonly classes: true; readonly index: number; readonly ok: false; readonly error: unknown };
 
 export interface BatchContext {
   /** The call's signal: stop starting work and abort running work when it fires. */

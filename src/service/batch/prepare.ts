@@ -1,24 +1,33 @@
+import type { ValidatedClassesScenario } from '../../model/classes/params.js';
 import type { ValidatedScenario } from '../../model/scenario.js';
 import { canonicalKey } from '../cache/canonical.js';
 import type { ServiceLimits } from '../config.js';
-import { parseScenario } from '../convert/parse.js';
+import { isClassesMessage } from '../convert/classes.js';
+import { parseClassesScenario, parseScenario } from '../convert/parse.js';
 import { toWire, type WireError } from '../pool/wire.js';
 import { estimateWork } from '../solving/work.js';
 
-/** One batch scenario validated (on a pool worker): the scenario, its cache key and estimated work, or why it was refused. */
+/**
+ * One batch scenario validated (on a pool worker): a single-class scenario with its cache key
+ * and estimated work, a multi-class one (docs/model.md §10: not cached, so no key; its joint
+ * states are held to maxStates instead, as in Solve), or why it was refused.
+ */
 export type Prepared =
-  | { readonly ok: true; readonly scenario: ValidatedScenario; readonly key: string; readonly work: number }
+  | { readonly ok: true; readonly scenario: ValidatedScenario; readonly key: string; readonly work: number; readonly classes?: undefined }
+  | { readonly ok: true; readonly classes: ValidatedClassesScenario }
   | { readonly ok: false; readonly error: WireError };
 
 /**
  * Validates scenarios in their JSON form within the service's limits: the per-scenario work
  * of a SolveBatch (a trace is fitted here, once per distinct trace and thread, fitCache.ts),
  * run as the pool's `prepare` job so the thread that answers health checks and cancels never
- * does it. Errors travel as data (pool/wire.ts).
+ * does it. Each scenario by its own form (a `classes` field or not). Errors travel as data
+ * (pool/wire.ts).
  */
 export function prepareScenarios(raws: readonly unknown[], limits: ServiceLimits): Prepared[] {
-  return raws.map((raw) => {
+  return raws.map((raw): Prepared => {
     try {
+      if (isClassesMessage(raw)) return { ok: true, classes: parseClassesScenario(raw, limits) };
       const scenario = parseScenario(raw, limits);
       return { ok: true, scenario, key: canonicalKey(scenario), work: estimateWork(scenario).entries };
     } catch (e) {

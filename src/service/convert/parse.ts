@@ -10,8 +10,8 @@ import { scenarioFromProto } from './scenario.js';
 /** Decoded proto Scenario → validated scenario within the service's limits; field paths relative to the scenario. */
 export function parseScenario(raw: unknown, limits: ServiceLimits): ValidatedScenario {
   if (raw === undefined || raw === null) throw new ScenarioError('scenario', 'is required');
-  // Solve takes the multi-class form before this (handlers/solveClasses.ts); every other use is single-class.
-  if (isClassesMessage(raw)) throw new ScenarioError('classes', 'multi-class scenarios are taken by Solve only for now (SolveBatch, Evaluate, Simulate and the planning RPCs are single-class)');
+  // Solve and SolveBatch take the multi-class form before this (handlers/solveClasses.ts, batch/prepare.ts); every other use is single-class.
+  if (isClassesMessage(raw)) throw new ScenarioError('classes', 'multi-class scenarios are taken by Solve and SolveBatch only for now (Evaluate, Simulate and the planning RPCs are single-class)');
   const scenario = validateScenario(scenarioFromProto(raw));
   checkScenarioLimits(scenario, limits);
   return scenario;

@@ -3,6 +3,7 @@ import type { SolutionCache } from '../cache/solutionCache.js';
 import type { ServiceLimits } from '../config.js';
 import { carriesTrace, parseScenario } from '../convert/parse.js';
 import { fromWire } from '../pool/wire.js';
+import type { CpuBatchExecutor } from '../batch/cpuExecutor.js';
 import type { BatchExecutor } from '../batch/executor.js';
 import type { WorkerPool } from '../pool/workerPool.js';
 import type { CallContext } from '../rpc/context.js';
@@ -16,8 +17,8 @@ export interface ServiceDeps {
   readonly pool: WorkerPool;
   readonly cache: SolutionCache;
   readonly coordinator: SolveCoordinator;
-  /** The CPU pool executor; registered executors are asked first (see batch/executor.ts). */
-  readonly cpuBatchExecutor: BatchExecutor;
+  /** The CPU pool executor; registered executors are asked first (see batch/executor.ts). It alone solves a batch's multi-class scenarios. */
+  readonly cpuBatchExecutor: CpuBatchExecutor;
   /** Executors besides the CPU pool, asked in order (default: the registered ones). */
   readonly batchExecutors: () => readonly BatchExecutor[];
   /** Default least time between progress updates of a streamed solve. */
@@ -40,7 +41,8 @@ export async function parseScenarioOffThread(raw: unknown, deps: ServiceDeps, ct
   if (!carriesTrace(raw)) return parseScenario(raw, deps.limits);
   const [p] = await deps.pool.submit('prepare', { scenarios: [raw], limits: deps.limits }, { ...onPool(ctx), bounded: true });
   if (!p.ok) throw fromWire(p.error);
-  return p.scenario;
+  // The prepare job takes classes too (for SolveBatch); the single-class calls refuse them, by parseScenario's words.
+  return p.classes ? parseScenario(raw, deps.limits) : p.scenario;
 }
 
 /**

@@ -1,8 +1,9 @@
 import { openBatch } from '../batch/expand.js';
-import { routeTasks, type BatchTask } from '../batch/executor.js';
+import { routeTasks, type BatchOutcome, type BatchTask, type ClassesBatchOutcome, type ClassesBatchTask } from '../batch/executor.js';
 import { prepareOnPool } from '../batch/prepareOnPool.js';
+import { classesResultToProto } from '../convert/classes.js';
 import { fromWire } from '../pool/wire.js';
-import type { ScenarioResult, SolveBatchRequest } from '../messages.js';
+import type { ScenarioResultMessage, SolveBatchRequest } from '../messages.js';
 import type { ServerStreamingHandler } from '../rpc/context.js';
 import { inField, toStatus } from '../rpc/errorTable.js';
 import { Code, ServiceError, codeName } from '../rpc/status.js';
@@ -26,11 +27,13 @@ interface BatchCounts {
  * SolveBatch: expands a list or grid a slice at a time and validates it on the pool (never on
  * the thread that answers health checks and cancels), answers invalid scenarios with an error
  * entry and cached ones at once, and streams the rest as the executors finish them. Every index
- * gets exactly one ScenarioResult; only a bad request as a whole fails the stream. A batch
+ * gets exactly one ScenarioResult; only a bad request as a whole fails the stream. Scenarios
+ * with classes (docs/model.md §10) are solved beside the others on the CPU pool's lanes and
+ * answer with classesResult (not cached, warm-started or counted in the work bound yet). A batch
  * that stops early (cancel, deadline, shutdown, a lost Redis) ends with that status, never
  * OK with results missing, and its log line counts only the results actually sent.
  */
-export function createSolveBatchHandler(deps: ServiceDeps): ServerStreamingHandler<SolveBatchRequest, ScenarioResult> {
+export function createSolveBatchHandler(deps: ServiceDeps): ServerStreamingHandler<SolveBatchRequest, ScenarioResultMessage> {
   return async function* solveBatch(request, ctx) {
     const source = inField('', () => openBatch(request, deps.limits.maxScenariosPerBatch));
     const total = source.count;
@@ -49,8 +52,10 @@ export function createSolveBatchHandler(deps: ServiceDeps): ServerStreamingHandl
       const byIndex = new Map<number, BatchEntry>();
       const taskOf = new Map<number, BatchTask>();
       const tasks: BatchTask[] = [];
+      const classesTasks: ClassesBatchTask[] = [];
+      const classesPending = new Set<number>();
       // Answers known before any solve (refusals, cache hits) wait until the work bound is checked.
-      const early: Array<{ message: ScenarioResult; kind: 'invalid' | 'cached'; task?: BatchTask }> = [];
+      const early: Array<{ message: ScenarioResultMessage; kind: 'invalid' | 'cached'; task?: BatchTask }> = [];
       let work = 0;
       for await (const { entry, prepared } of prepareOnPool(source, { pool: deps.pool, limits: deps.limits, signal: ctx.signal, flow: ctx.callId, peer: ctx.peer })) {
         if (!prepared.ok) {
@@ -58,6 +63,11 @@ export function createSolveBatchHandler(deps: ServiceDeps): ServerStreamingHandl
           continue;
         }
         byIndex.set(entry.index, entry);
+        if (prepared.classes) {
+          classesTasks.push({ index: entry.index, scenario: prepared.classes });
+          classesPending.add(entry.index);
+          continue;
+        }
         const task: BatchTask = { index: entry.index, scenario: prepared.scenario, key: prepared.key, input: entry.scenario };
         const hit = deps.cache.get(task.key);
         if (hit) {
@@ -69,6 +79,7 @@ export function createSolveBatchHandler(deps: ServiceDeps): ServerStreamingHandl
         }
       }
       ctx.facts.estimatedWork = work;
+      ctx.facts.classesScenarios = classesTasks.length;
       checkWork(work, deps.limits.maxWorkPerCall, request.grid ? 'grid' : 'list.scenarios', `its ${tasks.length} scenarios to solve need`);
       const percentiles = request.skipPercentiles !== true;
       // Results as the call asked for them: percentiles filled in (on the pool) or left out, whoever solved them.
@@ -88,17 +99,25 @@ export function createSolveBatchHandler(deps: ServiceDeps): ServerStreamingHandl
         flow: ctx.callId,
         peer: ctx.peer,
       };
-      for await (const o of mergeAsync(groups.map((g) => g.executor.run(g.tasks, context)))) {
+      const runs: Array<AsyncIterable<BatchOutcome | ClassesBatchOutcome>> = groups.map((g) => g.executor.run(g.tasks, context));
+      if (classesTasks.length > 0) runs.push(deps.cpuBatchExecutor.solveClasses(classesTasks, context));
+      for await (const o of mergeAsync(runs)) {
         const entry = byIndex.get(o.index);
-        const task = taskOf.get(o.index);
-        if (!entry || !task) continue;
-        taskOf.delete(o.index); // one result per index, whatever an executor sends
+        const task = 'classes' in o ? undefined : taskOf.get(o.index);
+        // One result per index, whatever an executor sends.
+        if (!entry || !('classes' in o ? classesPending.delete(o.index) : taskOf.delete(o.index))) continue;
         if (!o.ok) {
           if (toStatus(o.error).internal) ctx.log.error({ err: o.error, index: o.index }, 'batch scenario failed');
           yield errorEntry(entry, o.error);
           record('failed');
           continue;
         }
+        if ('classes' in o) {
+          yield { index: entry.index, parameters: entry.parameters, classesResult: classesResultToProto(o.result), cached: false, warmStarted: false };
+          record('solved', o.result.solver.totalIterations);
+          continue;
+        }
+        if (!task) continue; // taskOf held it (the delete above): this only narrows the type
         // Executors other than the CPU pool do not go through the coordinator: cache their results here.
         if (o.warmStart && !o.cached) deps.cache.store(task.scenario, o.result, o.warmStart, task.key);
         yield { index: entry.index, parameters: entry.parameters, result: await asAsked(task, o.result, o.warmStart?.policy), cached: o.cached, warmStarted: o.warmStarted };
@@ -107,7 +126,7 @@ export function createSolveBatchHandler(deps: ServiceDeps): ServerStreamingHandl
       if (n.sent < total) {
         // The executors stopped early. With the call's signal fired that is its status; without, a bug.
         if (ctx.signal.aborted) throw ctx.signal.reason;
-        const names = groups.map((g) => g.executor.name).join(', ');
+        const names = [...groups.map((g) => g.executor.name), ...(classesTasks.length > 0 ? [`${deps.cpuBatchExecutor.name} (classes)`] : [])].join(', ');
         throw new ServiceError(Code.INTERNAL, `${total - n.sent} of ${total} scenarios got no result (executors: ${names})`);
       }
     } finally {
@@ -116,7 +135,7 @@ export function createSolveBatchHandler(deps: ServiceDeps): ServerStreamingHandl
   };
 }
 
-function errorEntry(entry: BatchEntry, e: unknown): ScenarioResult {
+function errorEntry(entry: BatchEntry, e: unknown): ScenarioResultMessage {
   const s = toStatus(e);
   return {
     index: entry.index,

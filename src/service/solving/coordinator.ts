@@ -137,16 +137,16 @@ export class SolveCoordinator {
   }
 
   /**
-   * A multi-class solve (docs/model.md §10) on the pool, queued and bounded like a single solve,
-   * cancelled with its caller. Not cached, shared or warm-started yet: the cache's canonical keys
-   * and neighbours are single-class.
+   * A multi-class solve (docs/model.md §10) on the pool, queued like a single solve (with the
+   * queue bounds unless `bounded: false`, as for a batch), cancelled with its caller. Not cached,
+   * shared or warm-started yet: the cache's canonical keys and neighbours are single-class.
    */
   solveClasses(
     scenario: ValidatedClassesScenario,
-    opts: Pick<CoordinatedSolveOptions, 'signal' | 'progressIntervalMs' | 'flow' | 'peer'> & { readonly onProgress?: (p: ClassesProgress) => void },
+    opts: Pick<CoordinatedSolveOptions, 'signal' | 'progressIntervalMs' | 'bounded' | 'flow' | 'peer'> & { readonly onProgress?: (p: ClassesProgress) => void },
   ): Promise<ClassesSolveResult> {
     const job = { scenario, progressIntervalMs: opts.progressIntervalMs ?? 0, maxStates: this.maxStates };
-    return this.pool.submit('classesSolve', job, { signal: opts.signal, bounded: true, onProgress: opts.onProgress, flow: opts.flow, peer: opts.peer });
+    return this.pool.submit('classesSolve', job, { signal: opts.signal, bounded: opts.bounded ?? true, onProgress: opts.onProgress, flow: opts.flow, peer: opts.peer });
   }
 
   private start(key: string, scenario: ValidatedScenario, opts: CoordinatedSolveOptions): Flight {
