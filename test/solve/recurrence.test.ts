@@ -162,7 +162,7 @@ describe('the Bellman step by recurrence', () => {
     { name: 'exponential, only some sizes allowed', sc: loaded(0.85, 16, 'EXPONENTIAL', undefined, { restrictions: { allowedBatchSizes: [1, 4, 8, 16] } } as Partial<Scenario>), S: 600 },
   ];
   for (const { name, sc, S } of cases) {
-    it(`${name}: gaps within 1e-14 of the double-double sums (the table's sums within 1e-12), same actions`, () => {
+    it(`${name}: gaps within 2e-14 of the double-double sums (the table's within 1e-12), same actions`, () => {
       const m = compiled(sc, S);
       expect(m.cascade).toBeDefined();
       const { h, policy } = greedyValues(m);
@@ -186,7 +186,7 @@ describe('the Bellman step by recurrence', () => {
         }
       }
       expect(compared).toBeGreaterThan(n / 2);
-      expect(worstRecurrence).toBeLessThan(1e-14);
+      expect(worstRecurrence).toBeLessThan(2e-14); // measured 8e-16 to 9e-15; the table's sums 7e-15 to 8e-14
       expect(worstTable).toBeLessThan(1e-12);
     });
   }
