@@ -10,6 +10,6 @@
 // This entry re-exports the kernels from one file per concern; memory.ts has the helpers.
 
 export { factorSetup, copiedPivots, failedPivot, scanEnvelopes, sweepBegin, sweepRun } from './sweep';
-export { bellmanModel, bellmanLevels } from './bellman';
+export { bellmanModel, bellmanServes, bellmanCascade, bellmanFinish } from './bellman';
 export { stationary, forwardSubstitute, backSubstitute, residual, addInto } from './solve';
 export { addServeLaw, addRun, tailCoefficients } from './build';

@@ -1,4 +1,4 @@
-import { arrivalPmf } from './arrivals.js';
+import { arrivalPmf, negativeBinomial } from './arrivals.js';
 import { LimitError } from './errors.js';
 import { LIMITS } from './limits.js';
 import { countingMatrices, type ServiceLaw } from './mmpp/counting.js';
@@ -30,7 +30,30 @@ export interface ArrivalTable {
    * the requests arriving during it, per unit of mean rate (m2(b)/2 for Poisson arrivals).
    */
   readonly hold: Float64Array;
+  /** The count laws as sums of geometric laws, where they are exactly that and it pays (GeometricCascade). */
+  readonly cascade?: GeometricCascade;
 }
+
+/**
+ * One-phase count laws that are sums of `shape` independent geometric laws with ratio q_b:
+ * exponential service (shape 1) and gamma service whose shape 1/cv² is an integer n (the
+ * negative binomial NB(n, q) is the n-fold convolution of geometric(q)). The Bellman step then
+ * forms each serve sum by a backward recurrence in s, O(shape) per state and action instead of
+ * O(pmf length) (docs/model.md §3.2). Per b: ratio[b] = q_b, complement[b] = 1 − q_b.
+ */
+export interface GeometricCascade {
+  readonly shape: number;
+  readonly ratio: Float64Array;
+  readonly complement: Float64Array;
+}
+
+/**
+ * The cascade is used when shape × this is below the mean pmf length: a recurrence stage costs
+ * about as much as this many terms of the direct sum.
+ */
+export const CASCADE_STAGE_COST = 4;
+/** How far (in units of ε·n) 1/cv² may lie from the integer n for the cascade of n stages. */
+const SHAPE_ULPS = 4;
 
 /** The scenario's arrival process; Poisson arrivals are its one-phase case. */
 export function arrivalsOf(p: ModelParams): MmppProcess {
@@ -62,6 +85,7 @@ interface Blocks {
   readonly length: Int32Array;
   readonly probs: Float64Array;
   readonly hold: Float64Array;
+  readonly cascade?: GeometricCascade;
 }
 
 function poissonBlocks(p: ModelParams, rate: number): Blocks {
@@ -86,7 +110,27 @@ function poissonBlocks(p: ModelParams, rate: number): Blocks {
   }
   const probs = new Float64Array(total);
   parts.forEach((part, i) => probs.set(part, start[i + 1]));
-  return { offset, start, length, probs, hold };
+  return { offset, start, length, probs, hold, cascade: geometricCascade(p, rate, total) };
+}
+
+/** The count laws' cascade (GeometricCascade), or undefined where it is not exact or would not pay. */
+function geometricCascade(p: ModelParams, rate: number, pmfEntries: number): GeometricCascade | undefined {
+  const B = p.maxBatchSize;
+  const ratio = new Float64Array(B + 1);
+  const complement = new Float64Array(B + 1);
+  let shape = 0;
+  for (let b = 1; b <= B; b++) {
+    const nb = negativeBinomial(p.distribution, rate * p.meanService[b], p.cv);
+    // Exact only for an integer shape (the same for every b: it is 1/cv²). 1/cv² of a typed
+    // cv = 1/√n misses n by an ulp or two; within SHAPE_ULPS the laws differ by less than the
+    // ratio walk of arrivalPmf rounds (docs/model.md §3.2).
+    const n = nb ? Math.round(nb.shape) : 0;
+    if (!nb || n < 1 || Math.abs(nb.shape - n) > SHAPE_ULPS * Number.EPSILON * n) return undefined;
+    shape = n;
+    ratio[b] = nb.q;
+    complement[b] = nb.complement;
+  }
+  return shape * CASCADE_STAGE_COST < pmfEntries / B ? { shape, ratio, complement } : undefined;
 }
 
 function mmppBlocks(p: ModelParams, proc: MmppProcess, signal?: AbortSignal): Blocks {

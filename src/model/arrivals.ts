@@ -27,14 +27,28 @@ export const TAIL_CUT = 1e-15;
 type Ratio = (k: number) => number;
 
 function lawRatio(dist: Distribution, mu: number, cv: number): { ratio: Ratio; mode: number; limit: number } {
-  if (dist === 'DETERMINISTIC' || cv === 0) {
-    return { ratio: (k) => mu / (k + 1), mode: Math.floor(mu), limit: 0 };
-  }
-  const r = 1 / (cv * cv);
-  const lt = mu * cv * cv; // λθ
-  const q = lt / (1 + lt);
+  const nb = negativeBinomial(dist, mu, cv);
+  if (!nb) return { ratio: (k) => mu / (k + 1), mode: Math.floor(mu), limit: 0 };
+  const { shape: r, q } = nb;
   const mode = r > 1 ? Math.floor(((r - 1) * q) / (1 - q)) : 0;
   return { ratio: (k) => (q * (k + r)) / (k + 1), mode, limit: q };
+}
+
+/** The negative-binomial parameters of K under gamma service (exponential: shape 1, geometric). */
+export interface NegativeBinomial {
+  /** r = 1/cv². */
+  readonly shape: number;
+  /** q = λθ/(1+λθ). */
+  readonly q: number;
+  /** 1 − q, as 1/(1+λθ) (no cancellation when q is close to 1). */
+  readonly complement: number;
+}
+
+/** K's negative-binomial law for mean μ = λ·l, or undefined when it is Poisson (deterministic service). */
+export function negativeBinomial(dist: Distribution, mu: number, cv: number): NegativeBinomial | undefined {
+  if (dist === 'DETERMINISTIC' || cv === 0) return undefined;
+  const lt = mu * cv * cv; // λθ
+  return { shape: 1 / (cv * cv), q: lt / (1 + lt), complement: 1 / (1 + lt) };
 }
 
 /**

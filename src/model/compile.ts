@@ -1,5 +1,5 @@
 import { Layout, releaseScratch, scratchFor } from '../wasm/kernels.js';
-import { arrivalsOf, buildArrivalTable, type ArrivalTable } from './arrivalTable.js';
+import { arrivalsOf, buildArrivalTable, type ArrivalTable, type GeometricCascade } from './arrivalTable.js';
 import { LimitError } from './errors.js';
 import { LIMITS } from './limits.js';
 import { epochSojourn } from './epoch.js';
@@ -64,6 +64,12 @@ export interface CompiledModel {
   readonly upReach: number;
   /** [b], b = 1..B: 1 when serving b is an action. serves[B] is always 1 (the policy past S serves min(s, B)). */
   readonly serves: Uint8Array;
+  /**
+   * When the count laws are sums of geometric laws (exponential service, gamma with an integer
+   * shape; one phase): the Bellman step's serve sums by recurrence instead of over the pmf
+   * (docs/model.md §3.2). The pmf, the tail coefficients and the evaluation are unchanged.
+   */
+  readonly cascade?: GeometricCascade;
 }
 
 /**
@@ -163,6 +169,7 @@ export function compileModel(p: ModelParams, S: number, table: ArrivalTable = bu
     tailCoef,
     upReach,
     serves,
+    cascade: table.cascade,
   };
 }
 

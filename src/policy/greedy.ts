@@ -19,9 +19,12 @@ const TOP_GUARD = 4;
  * one phase unrolled by four; with several, the phases of a level read the same window of h
  * and are summed four at a time in one pass over it (a phase past M repeats the last one),
  * each in its own accumulator, so that the passes are not held up by one chain of additions.
- * The loop is wasm/bellman.ts bellmanLevels (compiled ahead of time: a fresh process does not
- * interpret it); the model's arrays and h are copied into the thread's scratch memory, at a
- * small fraction of the step's cost, and the model's stay there for the next step on it.
+ * When the count laws are sums of geometric laws (`model.cascade`: exponential service, gamma
+ * with an integer shape) the same sums come from a backward recurrence in s instead, O(shape)
+ * per state and action (docs/model.md §3.2); everything else in the step is shared.
+ * The loops are wasm/bellman.ts (compiled ahead of time: a fresh process does not interpret
+ * them); the model's arrays and h are copied into the thread's scratch memory, at a small
+ * fraction of the step's cost, and the model's stay there for the next step on it.
  */
 export function bellmanStep(
   model: CompiledModel,
@@ -31,11 +34,11 @@ export function bellmanStep(
   keep?: Int32Array,
   /** When given, receives each state's wait value (Infinity at S), for lookAheadAlongWaits. */
   waits?: Float64Array,
-  /** Checked every 1024 queue levels: one sweep over a large model takes a good part of a second. */
+  /** Checked every 1024 queue levels (or every batch size, by recurrence): one sweep over a large model takes a good part of a second. */
   signal?: AbortSignal,
 ): void {
   const { S, B, M, tau, costSlope, waitRate, phaseRate, kappa, sojourn } = model;
-  const { pmfOffset, pmfStart, pmfLength, pmf, tailFirstState, tailStart, tailCoef, serves } = model;
+  const { pmfOffset, pmfStart, pmfLength, pmf, tailFirstState, tailStart, tailCoef, serves, cascade } = model;
   const n = (S + 1) * M;
   // The model's arrays first (the same place for every call on this model), then this call's.
   const lay = new Layout();
@@ -44,8 +47,10 @@ export function bellmanStep(
     phaseRate: lay.f64(M * M),
     kappa: lay.f64(kappa.length),
     sojourn: lay.f64(sojourn.length),
-    pmf: lay.f64(pmf.length),
+    pmf: lay.f64(cascade ? 0 : pmf.length),
     tailCoef: lay.f64(tailCoef.length),
+    ratio: lay.f64(cascade ? B + 1 : 0),
+    complement: lay.f64(cascade ? B + 1 : 0),
     pmfOffset: lay.i32(B + 1),
     pmfStart: lay.i32(B + 1),
     pmfLength: lay.i32(B + 1),
@@ -53,7 +58,17 @@ export function bellmanStep(
     tailStart: lay.i32(B + 1),
     serves: lay.i32(B + 1),
   };
-  const at = { h: lay.f64(n), gap: lay.f64(n), waits: waits ? lay.f64(n) : 0, scratch: lay.f64(4 * M), policy: lay.i32(n), keep: keep ? lay.i32(n) : 0 };
+  const at = {
+    h: lay.f64(n),
+    gap: lay.f64(n),
+    waits: waits ? lay.f64(n) : 0,
+    serveValue: lay.f64(n),
+    keepValue: lay.f64(n),
+    stages: lay.f64(cascade ? 2 * cascade.shape : 0),
+    serve: lay.i32(n),
+    policy: lay.i32(n),
+    keep: keep ? lay.i32(n) : 0,
+  };
   const { scratch: mem, kept } = scratchFor(lay.bytes, model);
   const buf = mem.buffer;
   if (!kept) {
@@ -61,7 +76,12 @@ export function bellmanStep(
     new Float64Array(buf, m.phaseRate, M * M).set(phaseRate);
     new Float64Array(buf, m.kappa, kappa.length).set(kappa);
     new Float64Array(buf, m.sojourn, sojourn.length).set(sojourn);
-    new Float64Array(buf, m.pmf, pmf.length).set(pmf);
+    if (cascade) {
+      new Float64Array(buf, m.ratio, B + 1).set(cascade.ratio);
+      new Float64Array(buf, m.complement, B + 1).set(cascade.complement);
+    } else {
+      new Float64Array(buf, m.pmf, pmf.length).set(pmf);
+    }
     new Float64Array(buf, m.tailCoef, tailCoef.length).set(tailCoef);
     new Int32Array(buf, m.pmfOffset, B + 1).set(pmfOffset);
     new Int32Array(buf, m.pmfStart, B + 1).set(pmfStart);
@@ -73,11 +93,19 @@ export function bellmanStep(
   new Float64Array(buf, at.h, n).set(h.subarray(0, n));
   if (keep) new Int32Array(buf, at.keep, n).set(keep.subarray(0, n));
   const k = mem.kernels;
-  k.bellmanModel(S, B, M, tau, costSlope, m.kappa, m.sojourn, m.tailFirstState, m.tailStart, m.tailCoef, m.serves, at.h, at.keep, at.scratch);
-  for (let s = 0; s <= S; s += 1024) {
-    throwIfAborted(signal);
-    k.bellmanLevels(m.waitRate, m.phaseRate, m.pmfOffset, m.pmfStart, m.pmfLength, m.pmf, at.gap, at.policy, at.waits, s, Math.min(S + 1, s + 1024));
+  k.bellmanModel(S, B, M, tau, costSlope, m.kappa, m.sojourn, m.tailFirstState, m.tailStart, m.tailCoef, m.serves, at.h, at.keep, at.serveValue, at.keepValue, at.serve);
+  if (cascade) {
+    for (let b = 1; b <= B; b++) {
+      throwIfAborted(signal);
+      k.bellmanCascade(m.ratio, m.complement, cascade.shape, at.stages, b);
+    }
+  } else {
+    for (let s = 0; s <= S; s += 1024) {
+      throwIfAborted(signal);
+      k.bellmanServes(m.pmfOffset, m.pmfStart, m.pmfLength, m.pmf, s, Math.min(S + 1, s + 1024));
+    }
   }
+  k.bellmanFinish(m.waitRate, m.phaseRate, at.gap, at.policy, at.waits);
   gap.set(new Float64Array(buf, at.gap, n));
   policy.set(new Int32Array(buf, at.policy, n));
   if (waits) waits.set(new Float64Array(buf, at.waits, n));

@@ -46,21 +46,13 @@ export interface Kernels {
     serves: number,
     h: number,
     keep: number,
-    scratch: number,
+    serveValue: number,
+    keepValue: number,
+    serve: number,
   ): void;
-  bellmanLevels(
-    waitRate: number,
-    phaseRate: number,
-    pmfOffset: number,
-    pmfStart: number,
-    pmfLength: number,
-    pmf: number,
-    gap: number,
-    policy: number,
-    waits: number,
-    s0: number,
-    s1: number,
-  ): void;
+  bellmanServes(pmfOffset: number, pmfStart: number, pmfLength: number, pmf: number, s0: number, s1: number): void;
+  bellmanCascade(ratio: number, complement: number, shape: number, state: number, b: number): void;
+  bellmanFinish(waitRate: number, phaseRate: number, gap: number, policy: number, waits: number): void;
   /** Returns the argmax of ν. */
   stationary(f: number, nu: number, n: number, lo: number, hi: number, ref: number, span: number): number;
   forwardSubstitute(f: number, v: number, n: number, lo: number, hi: number, ref: number, span: number): void;
