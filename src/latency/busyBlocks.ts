@@ -54,7 +54,7 @@ export function settled(n: number, x: number): boolean {
   return x > n + 10 * Math.sqrt(n) + 45;
 }
 
-export function busyBlock(cont: Continuation, W: number, lambda: number, L0: number, b0: number, levels: number[], nu: Float64Array, Y: number, skipped: { value: number }): BusyBlock {
+export function busyBlock(cont: Continuation, W: number, lambda: number, L0: number, b0: number, levels: number[], nu: Float64Array, Y: number, skipped: { value: number }, prune: number): BusyBlock {
   const mu = lambda * L0;
   const Q = Math.min(1024, Math.max(20, Math.ceil(Q_PER_ROOT * Math.sqrt(mu)) + 12));
   const nodes = new Float64Array(Q + 1);
@@ -134,6 +134,13 @@ export function busyBlock(cont: Continuation, W: number, lambda: number, L0: num
       }
       const st = k * W + j;
       for (let t = cont.start[st]; t < cont.end[st]; t++) {
+        const cf = cont.coef[t];
+        // This (ahead, behind) state's share of the term: ∫ wv·cf ≤ any·|cf|·l(b0).
+        const share = any * Math.abs(cf) * L0;
+        if (share < prune) {
+          skipped.value += share;
+          continue;
+        }
         const dense = cont.shift[t] * slot.waits + cont.waits[t];
         let at = slot.index[dense];
         if (at < 0) {
@@ -147,7 +154,6 @@ export function busyBlock(cont: Continuation, W: number, lambda: number, L0: num
           }
         }
         const o = at * P;
-        const cf = cont.coef[t];
         for (let c = 0; c <= Q; c++) rhoAll[o + c] += cf * wv[c];
       }
     }

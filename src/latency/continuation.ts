@@ -15,6 +15,12 @@ import { behindCap } from './clamp.js';
  * (L_pure = the level from which the policy is "serve min(s, B_tail)"), m never falls before the
  * tagged batch starts, so the time no longer depends on m: C(k, m ≥ mCap) = (⌊k/B⌋ + 1)·l(B).
  * The arrival-count law's truncated tail lands in mCap too, so no mass is lost there.
+ *
+ * Pruning is weighted by reach: ω(k, m), the share of all arrivals whose remaining time passes
+ * through (k, m) (reachOf). A term c of state (k, m) moves P(R ≤ t) by at most ω·|c| wherever it
+ * is used, so terms with ω·|c| < τ are dropped and a state with ω < τ gets none; `lost` sums
+ * what was dropped (ω·|c|, or ω for a whole state): a bound on the total variation this causes
+ * in the law of R. Rare states (deep queues, long waits) then carry a few terms, not all of theirs.
  */
 export interface Continuation {
   readonly kMax: number;
@@ -27,11 +33,8 @@ export interface Continuation {
   readonly shift: Int32Array;
   readonly waits: Int32Array;
   readonly coef: Float64Array;
-  /**
-   * Per state, a bound on the total-variation distance between its terms and the exact law: the
-   * coefficients pruned below `pruneBelow` there plus the children's bounds, weighted as they are reached.
-   */
-  readonly tv: Float64Array;
+  /** Σ ω·|c| over the terms dropped (ω for a state left empty): a bound on the law's total variation. */
+  readonly lost: number;
 }
 
 /** Bounds that keep the mixture's memory within a few hundred MB (a result then says why it has no figures). */
@@ -41,7 +44,7 @@ const MAX_TERMS = 1 << 25;
 /** Waits per term are < 2^12 (levels where the policy waits are below mCap ≤ 4095). */
 export const WAIT_RADIX = 4096;
 
-export function continuation(model: CompiledModel, policy: Policy, kMax: number, pruneBelow = 1e-19): Continuation {
+export function continuation(model: CompiledModel, policy: Policy, kMax: number, reach: Float64Array, tau: number): Continuation {
   const l = model.params.meanService;
   const bt = policy.tailBatch;
   const mCap = behindCap(policy);
@@ -108,7 +111,7 @@ export function continuation(model: CompiledModel, policy: Policy, kMax: number,
   let accC = new Float64Array(512 * NW);
   let accSeen = new Uint8Array(512 * NW);
   const touched: number[] = [];
-  const tv = new Float64Array(states);
+  let lost = 0;
   // Per k, the accumulator keys of row k − a's terms shifted by l(a), computed once per (row, a):
   // every target (k, m) serving a reads them for its whole window of K.
   const rowKeys = new Map<number, Int32Array>();
@@ -118,10 +121,13 @@ export function continuation(model: CompiledModel, policy: Policy, kMax: number,
       const i = k * W + m;
       const a = actionAt(policy, k + 1 + m);
       start[i] = used;
-      if (a === 0) {
+      const w = reach[i];
+      if (!(w >= tau)) {
+        // Reached by less than τ of the arrivals (often by none): no terms.
+        lost += w > 0 ? w : 0;
+      } else if (a === 0) {
         const from = i + 1; // m < mCap here: at mCap the level is ≥ L_pure, which serves
         for (let t = start[from]; t < end[from]; t++) push(shift[t], waits[t] + 1, coef[t]);
-        tv[i] = tv[from];
       } else if (a > k) {
         push(intern(l[a]), 0, 1);
       } else {
@@ -152,7 +158,6 @@ export function continuation(model: CompiledModel, policy: Policy, kMax: number,
           rowKeys.set(a, keys);
         }
         let capMass = 1;
-        let bound = 0;
         for (let q = 0; q <= len; q++) {
           // the last pass takes every K that reaches mCap, with the mass left
           const K = off + q;
@@ -161,7 +166,6 @@ export function continuation(model: CompiledModel, policy: Policy, kMax: number,
           if (!toCap) capMass -= p;
           const src = toCap ? row + mCap : row + m + K;
           if (p > 0) {
-            bound += p * tv[src];
             for (let t = start[src]; t < end[src]; t++) {
               const key = keys[t - base];
               if (accSeen[key] === 0) {
@@ -177,13 +181,12 @@ export function continuation(model: CompiledModel, policy: Policy, kMax: number,
           const c = accC[key];
           accC[key] = 0;
           accSeen[key] = 0;
-          if (Math.abs(c) < pruneBelow) {
-            bound += Math.abs(c);
+          if (w * Math.abs(c) < tau) {
+            lost += w * Math.abs(c);
             continue;
           }
           push(Math.floor(key / NW), key % NW, c);
         }
-        tv[i] = bound;
       }
       end[i] = used;
     }
@@ -197,6 +200,41 @@ export function continuation(model: CompiledModel, policy: Policy, kMax: number,
     shift: shift.subarray(0, used),
     waits: waits.subarray(0, used),
     coef: coef.subarray(0, used),
-    tv,
+    lost,
   };
+}
+
+/**
+ * ω(k, m): the share of arrivals whose remaining time passes through epoch state (k, m), from the
+ * entry shares (an arrival's first epoch state) pushed forward along the policy in the order the
+ * states are reached (k falls; m rises while k stays), with the arrival-count law of each batch
+ * (its tail at mCap, as continuation() lumps it).
+ */
+export function reachOf(model: CompiledModel, policy: Policy, entry: Float64Array, kMax: number, mCap: number): Float64Array {
+  const W = mCap + 1;
+  const om = Float64Array.from(entry);
+  for (let k = kMax; k >= 0; k--) {
+    for (let m = 0; m < W; m++) {
+      const x = om[k * W + m];
+      if (!(x > 0)) continue;
+      const a = actionAt(policy, k + 1 + m);
+      if (a === 0) {
+        om[k * W + m + 1] += x; // m < mCap: the capped state serves
+        continue;
+      }
+      if (a > k) continue; // the request's own batch: the time ends there
+      const off = model.pmfOffset[a];
+      const st = model.pmfStart[a];
+      const len = model.pmfLength[a];
+      const row = (k - a) * W;
+      let rest = 1;
+      for (let q = 0; q < len && m + off + q < mCap; q++) {
+        const p = model.pmf[st + q];
+        om[row + m + off + q] += x * p;
+        rest -= p;
+      }
+      om[row + mCap] += x * Math.max(0, rest);
+    }
+  }
+  return om;
 }

@@ -4,7 +4,9 @@ import { isDeterministicLaw } from '../model/tilt.js';
 import type { DetailedEvaluation } from '../policy/evaluate.js';
 import { actionAt, type Policy } from '../policy/policy.js';
 import { blockValue, busyBlock, rowLength, settled, SETTLED, SKIP, type BusyBlock } from './busyBlocks.js';
-import { continuation, WAIT_RADIX } from './continuation.js';
+import { behindCap } from './clamp.js';
+import { continuation, reachOf, WAIT_RADIX } from './continuation.js';
+import { poissonRow } from './poisson.js';
 import type { ResponseTimeLaw } from './law.js';
 import { erlangCdf, erlangPdf } from './poisson.js';
 
@@ -22,7 +24,49 @@ import { erlangCdf, erlangPdf } from './poisson.js';
  * function of x, held by its values at Chebyshev points (interpolated barycentrically) and integrated
  * by Gauss–Legendre from the kink x = l(b0) + D − t on, where the integrand is smooth.
  */
-export function deterministicLaw(model: CompiledModel, policy: Policy, ev: DetailedEvaluation): ResponseTimeLaw {
+/**
+ * A term or an (ahead, behind, term) contribution that moves P(R ≤ t) by less than this is left
+ * out (its size summed into the stated error): it weighs the term by how many arrivals reach it.
+ */
+export const PRUNE = 1e-19;
+
+/**
+ * The first epoch state (k ahead, m behind) of an arrival, as shares of all arrivals: idle at
+ * level s → (s, 0) with ν(s)/(λY); during a batch of b0 started at s' → (s' − b0 + i, j) with
+ * ν(s')/Y·∫ Pois(i; λx)·Pois(j; λ(l − x)) dx = ν(s')/Y·Pois(i + j + 1; λl)/λ, j ≥ mCap lumped.
+ */
+function entryShares(model: CompiledModel, policy: Policy, nu: Float64Array, Y: number, L: number, kMax: number, W: number): Float64Array {
+  const lambda = model.rates[0];
+  const l = model.params.meanService;
+  const out = new Float64Array((kMax + 1) * W);
+  const tail = new Map<number, Float64Array>();
+  for (let s = 0; s < L; s++) {
+    const a = actionAt(policy, s);
+    if (!(nu[s] > 0)) continue;
+    if (a === 0) {
+      out[s * W] += nu[s] / (lambda * Y);
+      continue;
+    }
+    const I = rowLength(lambda * l[a]);
+    let up = tail.get(a);
+    if (!up) {
+      // up[n] = P(Pois(λl) ≥ n)/λ, summed from the row's end (past it < 1e-17)
+      const row = poissonRow(lambda * l[a], new Float64Array(I + W + 1));
+      up = new Float64Array(row.length + 1);
+      for (let n = row.length - 1; n >= 0; n--) up[n] = up[n + 1] + row[n] / lambda;
+      tail.set(a, up);
+    }
+    const w = nu[s] / Y;
+    for (let i = 0; i < I && s - a + i <= kMax; i++) {
+      const base = (s - a + i) * W;
+      for (let j = 0; j < W - 1; j++) out[base + j] += w * (up[i + j + 1] - up[i + j + 2]);
+      out[base + W - 1] += w * up[i + W];
+    }
+  }
+  return out;
+}
+
+export function deterministicLaw(model: CompiledModel, policy: Policy, ev: DetailedEvaluation, prune = PRUNE): ResponseTimeLaw {
   if (model.M !== 1) throw new LimitError('arrivalProcess', 'the deterministic-service distribution is for Poisson arrivals');
   if (!isDeterministicLaw(model.params.distribution, model.params.cv)) throw new LimitError('serviceTime.distribution', 'this method is for deterministic service');
   const lambda = model.rates[0];
@@ -49,10 +93,10 @@ export function deterministicLaw(model: CompiledModel, policy: Policy, ev: Detai
     }
     list.push(s);
   }
-  const cont = continuation(model, policy, L + iMax);
-  const W = cont.mCap + 1;
-  let worstTv = 0;
-  for (let i = 0; i < cont.tv.length; i++) worstTv = Math.max(worstTv, cont.tv[i]);
+  const kMax = L + iMax;
+  const mCap = behindCap(policy);
+  const W = mCap + 1;
+  const cont = continuation(model, policy, kMax, reachOf(model, policy, entryShares(model, policy, nu, Y, L, kMax, W), kMax, mCap), prune);
 
   // Idle arrivals: exact shifted Erlang terms.
   const idle = new Map<number, number>();
@@ -83,7 +127,7 @@ export function deterministicLaw(model: CompiledModel, policy: Policy, ev: Detai
   const blocks: BusyBlock[] = [];
   let busyExact = 0;
   for (const [b0, levels] of busyByB) {
-    blocks.push(busyBlock(cont, W, lambda, l[b0], b0, levels, nu, Y, skip));
+    blocks.push(busyBlock(cont, W, lambda, l[b0], b0, levels, nu, Y, skip, prune));
     for (const s of levels) busyExact += (nu[s] / Y) * l[b0];
   }
   skipped += skip.value;
@@ -135,7 +179,7 @@ export function deterministicLaw(model: CompiledModel, policy: Policy, ev: Detai
     density: (t) => evaluate(t)[1],
     mean,
     lostMass,
-    cdfError: lostMass + skipped + worstTv + interpolation + terms * SETTLED + 1e-14,
+    cdfError: lostMass + skipped + cont.lost + interpolation + terms * SETTLED + 1e-14,
     method: 'mixture',
     work: terms,
     atoms: Float64Array.from(new Set(idleD.filter((_, q) => idleN[q] === 0))).sort(),
