@@ -14,13 +14,15 @@ export interface BusyKey {
   readonly n: number;
   /** ∫ρ over the whole batch. */
   readonly mass: number;
+  /** ∫ρ(x)·(l(b0) − x) dx: the batch time left, for the mean. */
+  readonly left: number;
   /** ρ as a Chebyshev series in z = 2x/l(b0) − 1. */
   readonly cheb: Float64Array;
   /** The series of ∫ρ dz, and its value at z = 1. */
   readonly anti: Float64Array;
   readonly antiTop: number;
-  /** ρ·weight·l(b0) at the block's full-interval Gauss–Legendre nodes. */
-  readonly rhoW: Float64Array;
+  /** ρ·weight·l(b0) at the block's full-interval Gauss–Legendre nodes (terms with waits only: n ≥ 1). */
+  readonly rhoW?: Float64Array;
 }
 
 export interface BusyBlock {
@@ -117,6 +119,8 @@ export function busyBlock(cont: Continuation, W: number, lambda: number, L0: num
     }
     for (let j = 0; j < W; j++) {
       if (j >= I && j < W - 1) continue; // Pois(j; ≤ λ·l(b0)) < 1e-17 there
+      const st = k * W + j;
+      if (cont.end[st] === cont.start[st]) continue; // no terms: reached by almost no arrival (continuation's pruning)
       if (!(top * maxB[j] * L0 > SKIP)) {
         skipped.value += top * maxB[j] * L0;
         continue;
@@ -132,7 +136,6 @@ export function busyBlock(cont: Continuation, W: number, lambda: number, L0: num
         skipped.value += any * L0;
         continue;
       }
-      const st = k * W + j;
       for (let t = cont.start[st]; t < cont.end[st]; t++) {
         const cf = cont.coef[t];
         // This (ahead, behind) state's share of the term: ∫ wv·cf ≤ any·|cf|·l(b0).
@@ -163,29 +166,22 @@ export function busyBlock(cont: Continuation, W: number, lambda: number, L0: num
   const fullX = full.x.map((x) => x * L0);
   const fullExp = fullX.map((x) => Math.exp(-lambda * x));
   const block = { L0, nodes, bary, fullX, fullExp, sub: gaussLegendre(Math.ceil(Q / 2) + 12), keys: [] as BusyKey[] };
-  // The same linear maps for every key of the block: values → Gauss–Legendre values, values → series.
-  const toGauss = new Float64Array(fullX.length * (Q + 1));
-  const unit = new Float64Array(Q + 1);
-  for (let c = 0; c <= Q; c++) {
-    unit.fill(0);
-    unit[c] = 1;
-    for (let g = 0; g < fullX.length; g++) toGauss[g * (Q + 1) + c] = interpolate(block, unit, fullX[g]) * full.w[g] * L0;
-  }
+  // The same linear maps for every key of the block: values → series, and (for terms with waits,
+  // built on first use) values → Gauss–Legendre values.
+  let toGauss: Float64Array | undefined;
+  const gaussMap = (): Float64Array => {
+    const m = new Float64Array(fullX.length * (Q + 1));
+    const unit = new Float64Array(Q + 1);
+    for (let c = 0; c <= Q; c++) {
+      unit.fill(0);
+      unit[c] = 1;
+      for (let g = 0; g < fullX.length; g++) m[g * (Q + 1) + c] = interpolate(block, unit, fullX[g]) * full.w[g] * L0;
+    }
+    return m;
+  };
   const toSeries = chebyshevMatrix(Q);
   for (let q = 0; q < touched.length; q++) {
     const rho = rhoAll.subarray(q * P, (q + 1) * P);
-    const rhoW = new Float64Array(fullX.length);
-    let m = 0;
-    for (let g = 0; g < fullX.length; g++) {
-      let v = 0;
-      const row = g * (Q + 1);
-      for (let c = 0; c <= Q; c++) v += toGauss[row + c] * rho[c];
-      m += rhoW[g] = v;
-    }
-    if (Math.abs(m) < SKIP) {
-      skipped.value += Math.abs(m);
-      continue;
-    }
     const cheb = new Float64Array(Q + 1);
     for (let i = 0; i <= Q; i++) {
       let v = 0;
@@ -193,10 +189,35 @@ export function busyBlock(cont: Continuation, W: number, lambda: number, L0: num
       for (let c = 0; c <= Q; c++) v += toSeries[row + c] * rho[c];
       cheb[i] = v;
     }
+    // In z = 2x/l − 1: ∫₋₁¹ T_i = 2/(1 − i²) (i even), z·T_i = (T_{i+1} + T_{i−1})/2; ∫ρ dx = l/2·∫ρ dz,
+    // ∫ρ·(l − x) dx = l²/4·∫ρ·(1 − z) dz.
+    let I0 = 0;
+    let I1 = 0;
+    for (let i = 0; i <= Q; i++) {
+      I0 += cheb[i] * chebIntegral(i);
+      I1 += cheb[i] * (i === 0 ? chebIntegral(1) : (chebIntegral(i + 1) + chebIntegral(i - 1)) / 2);
+    }
+    const m = (L0 / 2) * I0;
+    if (Math.abs(m) < SKIP) {
+      skipped.value += Math.abs(m);
+      continue;
+    }
+    const n = touched[q] % slot.waits;
+    let rhoW: Float64Array | undefined;
+    if (n > 0) {
+      toGauss ??= gaussMap();
+      rhoW = new Float64Array(fullX.length);
+      for (let g = 0; g < fullX.length; g++) {
+        let v = 0;
+        const row = g * (Q + 1);
+        for (let c = 0; c <= Q; c++) v += toGauss[row + c] * rho[c];
+        rhoW[g] = v;
+      }
+    }
     const anti = antiderivative(cheb);
     let antiTop = 0;
     for (let i = 0; i < anti.length; i++) antiTop += anti[i];
-    block.keys.push({ D: cont.shifts[Math.floor(touched[q] / slot.waits)], n: touched[q] % slot.waits, mass: m, cheb, anti, antiTop, rhoW });
+    block.keys.push({ D: cont.shifts[Math.floor(touched[q] / slot.waits)], n, mass: m, left: ((L0 * L0) / 4) * (I0 - I1), cheb, anti, antiTop, ...(rhoW ? { rhoW } : {}) });
   }
   return block;
 }
@@ -222,20 +243,21 @@ export function blockValue(b: BusyBlock, lambda: number, t: number, out: Float64
       }
       let F = 0;
       let f = 0;
+      const rhoW = key.rhoW!; // present for every term with waits (n ≥ 1)
       if (n <= SHORT_ERLANG && lambda * (u0 + L0) < 700) {
         // e^(−λ(u0 + x)) = e^(−λu0)·e^(−λx): one exponential for the key, not one per node
         const e0 = Math.exp(-lambda * u0);
         for (let g = 0; g < b.fullX.length; g++) {
           erlangFromExp(n, lambda * (u0 + b.fullX[g]), e0 * b.fullExp[g], both);
-          F += key.rhoW[g] * both[0];
-          f += key.rhoW[g] * both[1];
+          F += rhoW[g] * both[0];
+          f += rhoW[g] * both[1];
         }
         f *= lambda;
       } else {
         for (let g = 0; g < b.fullX.length; g++) {
           erlangBoth(n, lambda, u0 + b.fullX[g], both);
-          F += key.rhoW[g] * both[0];
-          f += key.rhoW[g] * both[1];
+          F += rhoW[g] * both[0];
+          f += rhoW[g] * both[1];
         }
       }
       out[0] += F;
@@ -266,6 +288,11 @@ export function blockValue(b: BusyBlock, lambda: number, t: number, out: Float64
     out[0] += F * span;
     out[1] += f * span;
   }
+}
+
+/** ∫₋₁¹ T_i(z) dz. */
+function chebIntegral(i: number): number {
+  return i % 2 === 1 ? 0 : 2 / (1 - i * i);
 }
 
 /** One dense index over (shift, waits) per continuation, shared by its blocks (reset after each). */

@@ -141,11 +141,9 @@ export function deterministicLaw(model: CompiledModel, policy: Policy, ev: Detai
   let busyMass = 0;
   for (const b of blocks) {
     for (const key of b.keys) {
-      let m1 = 0;
-      for (let g = 0; g < b.fullX.length; g++) m1 += key.rhoW[g] * (b.L0 - b.fullX[g]);
       busyMass += key.mass;
       mass += key.mass;
-      mean += m1 + key.mass * (key.D + key.n / lambda);
+      mean += key.left + key.mass * (key.D + key.n / lambda);
     }
   }
   let terms = idleC.length;
