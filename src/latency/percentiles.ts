@@ -23,7 +23,7 @@ export interface PercentileSearch {
 }
 
 /**
- * Smallest t with F(t) ≥ p, to `tol` relative: Newton steps from the side below (F is increasing, so
+ * Smallest t with F(t) ≥ p, to `tol` relative: Newton steps on −ln(1 − F) (F is increasing, so
  * they keep a bracket [lo, hi] with F(lo) < p ≤ F(hi)); bisection when a step leaves the bracket.
  * At a jump (an atom) it converges on the jump.
  */
@@ -49,7 +49,12 @@ export function quantile(law: ResponseTimeLaw, p: number, from: number, tol = 1e
   } else lo = t;
   for (let it = 0; it < 200; it++) {
     if (Number.isFinite(hi) && hi - lo <= tol * hi) break;
-    let next = v.f > 0 ? t + (p - v.F) / v.f : NaN;
+    // Newton on −ln(1 − F), which is close to linear in a tail that falls like an exponential
+    // (plain Newton from below crawls there: F is concave, its tangent undershoots).
+    let next = v.f > 0 && v.F < 1 ? t + (Math.log1p(-v.F) - Math.log1p(-p)) * ((1 - v.F) / v.f) : NaN;
+    // Converged to within the tolerance: one point just across the root closes the bracket
+    // (stepping to the root itself again only lands on the same side).
+    if (Math.abs(next - t) <= (tol * t) / 4) next = v.F >= p ? t * (1 - tol / 2) : t * (1 + tol / 2);
     if (!Number.isFinite(hi)) {
       // no upper end yet: Newton's step, at most doubling
       if (!(next > t)) next = 2 * t;
