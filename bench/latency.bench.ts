@@ -1,12 +1,41 @@
 /**
  * The response-time distribution (docs/model.md §9) beside the solve it follows, on the
- * docs/model.md §6 rows: the solve end to end, then percentiles and a 32-point CDF of its policy.
+ * docs/model.md §6 rows: the solve end to end, then the five percentiles of its policy, as every
+ * result computes them (no CDF grid). With BATCHWISE_BENCH_LATENCY_BASELINE set to a checkout of
+ * an older commit with its dist/ built, the same computation by that build is timed too, runs of
+ * the two alternating (so a change of load on the machine falls on both alike).
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { compileModel, evaluatePolicy, solveScenarioDetailed, validateScenario } from '../src/index.js';
 import { responseTimeDistribution } from '../src/latency/distribution.js';
 import { scenario } from './solver.bench.js';
 import { fmt, median, timeRuns } from './stats.js';
 import type { BenchContext, BenchSection } from './types.js';
+
+/** The route the law takes (distribution.ts): exponential service is uniformized. */
+function d0Method(sc: ReturnType<typeof validateScenario>): string {
+  return sc.params.distribution !== 'DETERMINISTIC' && sc.params.cv === 1 ? 'uniformization' : 'other';
+}
+
+type Percentiles = (actions: Int32Array, tailBatch: number) => { percentiles: { p99: number } };
+
+/** The baseline build's entry points for the same computation, or why there is none. */
+async function baseline(s: unknown, maxQueue: number): Promise<Percentiles | string> {
+  const dir = process.env.BATCHWISE_BENCH_LATENCY_BASELINE;
+  const index = dir ? join(dir, 'dist/src/index.js') : undefined;
+  const dist = dir ? join(dir, 'dist/src/latency/distribution.js') : undefined;
+  if (!index || !dist || !existsSync(index) || !existsSync(dist)) return `set BATCHWISE_BENCH_LATENCY_BASELINE to a checkout with dist/ built (${dir ?? 'unset'})`;
+  const lib = (await import(pathToFileURL(index).href)) as typeof import('../src/index.js');
+  const law = (await import(pathToFileURL(dist).href)) as typeof import('../src/latency/distribution.js');
+  const sc = lib.validateScenario(s);
+  const model = lib.compileModel(sc.params, maxQueue);
+  return (actions, tailBatch) => {
+    const policy = { actions, tailBatch };
+    return law.responseTimeDistribution(model, policy, lib.evaluatePolicy(sc.params, policy), { gridPoints: 0 });
+  };
+}
 
 export default async function run(ctx: BenchContext): Promise<BenchSection> {
   const cases = [
@@ -18,6 +47,7 @@ export default async function run(ctx: BenchContext): Promise<BenchSection> {
     { name: 'λ=2000 w_pow=1e-4 exponential', s: scenario(2000, 1e-4, 32, 'EXPONENTIAL') },
   ];
   const rows: BenchSection['rows'] = [];
+  const notes: string[] = [];
   for (const c of cases) {
     ctx.log(c.name);
     const sc = validateScenario(c.s);
@@ -25,17 +55,40 @@ export default async function run(ctx: BenchContext): Promise<BenchSection> {
     const solveMs = await timeRuns(async () => (sol = await solveScenarioDetailed(sc, { percentiles: false })), ctx.quick ? 3 : 11, ctx.quick ? 1 : 5);
     const policy = { actions: sol!.warmStart.policy, tailBatch: sc.params.maxBatchSize };
     const model = compileModel(sc.params, sol!.result.solver.maxQueue);
+    const now = (): ReturnType<typeof responseTimeDistribution> => responseTimeDistribution(model, policy, evaluatePolicy(sc.params, policy), { gridPoints: 0 });
+    const base = await baseline(c.s, sol!.result.solver.maxQueue);
+    // The uniformized row takes seconds a run: fewer of them.
+    const reps = ctx.quick ? 1 : d0Method(sc) === 'uniformization' ? 3 : 5;
+    const after: number[] = [];
+    const before: number[] = [];
     let d: ReturnType<typeof responseTimeDistribution> | undefined;
-    const latMs = await timeRuns(async () => (d = responseTimeDistribution(model, policy, evaluatePolicy(sc.params, policy))), ctx.quick ? 1 : 3, 0);
+    let p99Before = NaN;
+    // The first call of each build pays its JIT warm-up: one untimed call each.
+    now();
+    if (typeof base !== 'string') base(policy.actions, policy.tailBatch);
+    for (let i = 0; i < reps; i++) {
+      let t = performance.now();
+      d = now();
+      after.push(performance.now() - t);
+      if (typeof base !== 'string') {
+        t = performance.now();
+        p99Before = base(policy.actions, policy.tailBatch).percentiles.p99;
+        before.push(performance.now() - t);
+      }
+    }
+    if (typeof base === 'string' && notes.length === 0) notes.push(`No before column: ${base}.`);
     rows.push({
       scenario: c.name,
       'solve median ms': fmt(median(solveMs)),
       method: d!.method,
-      'distribution median ms': fmt(median(latMs)),
-      ratio: `${fmt(median(latMs) / median(solveMs))}×`,
+      ...(before.length ? { 'before median ms': fmt(median(before)) } : {}),
+      'distribution median ms': fmt(median(after)),
+      ...(before.length ? { 'before / after': `${fmt(median(before) / median(after))}×` } : {}),
+      'ratio to solve': `${fmt(median(after) / median(solveMs))}×`,
       'terms / steps': d!.work,
       'p50 ms': fmt(d!.percentiles.p50 * 1e3),
       'p99 ms': fmt(d!.percentiles.p99 * 1e3),
+      ...(before.length ? { 'p99 rel. diff. to before': fmt(Math.abs(d!.percentiles.p99 - p99Before) / p99Before, 2) } : {}),
       'p99.9 ms': fmt(d!.percentiles.p999 * 1e3),
       'stated rel. accuracy (t)': fmt(d!.accuracy.percentileRelative, 2),
     });
@@ -44,9 +97,11 @@ export default async function run(ctx: BenchContext): Promise<BenchSection> {
     name: 'Response-time distribution beside the solve (CPU)',
     rows,
     notes: [
-      'distribution = exact evaluation of the solved policy, then its response-time law (docs/model.md §9: the exact mixture for deterministic service, uniformization for exponential) and the five percentiles by safeguarded Newton plus a 32-point CDF.',
+      'distribution = exact evaluation of the solved policy, then its response-time law (docs/model.md §9: the exact mixture for deterministic service, uniformization for exponential) and the five percentiles by the safeguarded Newton search, as every result computes them (no CDF grid); after one untimed call.',
+      'before = the same computation by the baseline build (BATCHWISE_BENCH_LATENCY_BASELINE), runs alternating with this build.',
       'terms / steps = shifted-Erlang terms of the mixture, or uniformization steps.',
-      'ratio = distribution time / solve time; the issue asks for at most 1×.',
+      'ratio to solve = distribution time / solve time; the issue asks for at most 1×.',
+      ...notes,
     ],
   };
 }
