@@ -9,15 +9,10 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { compileModel, evaluatePolicy, solveScenarioDetailed, validateScenario } from '../src/index.js';
-import { responseTimeDistribution } from '../src/latency/distribution.js';
+import { isExponentialLaw, responseTimeDistribution } from '../src/latency/distribution.js';
 import { scenario } from './solver.bench.js';
 import { fmt, median, timeRuns } from './stats.js';
 import type { BenchContext, BenchSection } from './types.js';
-
-/** The route the law takes (distribution.ts): exponential service is uniformized. */
-function d0Method(sc: ReturnType<typeof validateScenario>): string {
-  return sc.params.distribution !== 'DETERMINISTIC' && sc.params.cv === 1 ? 'uniformization' : 'other';
-}
 
 type Percentiles = (actions: Int32Array, tailBatch: number) => { percentiles: { p99: number } };
 
@@ -58,7 +53,7 @@ export default async function run(ctx: BenchContext): Promise<BenchSection> {
     const now = (): ReturnType<typeof responseTimeDistribution> => responseTimeDistribution(model, policy, evaluatePolicy(sc.params, policy), { gridPoints: 0 });
     const base = await baseline(c.s, sol!.result.solver.maxQueue);
     // The uniformized row takes seconds a run: fewer of them.
-    const reps = ctx.quick ? 1 : d0Method(sc) === 'uniformization' ? 3 : 5;
+    const reps = ctx.quick ? 1 : isExponentialLaw(sc.params) ? 3 : 5;
     const after: number[] = [];
     const before: number[] = [];
     let d: ReturnType<typeof responseTimeDistribution> | undefined;
