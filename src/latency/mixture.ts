@@ -59,8 +59,10 @@ function entryShares(model: CompiledModel, policy: Policy, nu: Float64Array, Y: 
     const w = nu[s] / Y;
     for (let i = 0; i < I && s - a + i <= kMax; i++) {
       const base = (s - a + i) * W;
-      for (let j = 0; j < W - 1; j++) out[base + j] += w * (up[i + j + 1] - up[i + j + 2]);
-      out[base + W - 1] += w * up[i + W];
+      // up is 0 past the row: j stops where i + j + 1 leaves it
+      const jEnd = Math.min(W - 1, up.length - 2 - i);
+      for (let j = 0; j < jEnd; j++) out[base + j] += w * (up[i + j + 1] - up[i + j + 2]);
+      if (i + W < up.length) out[base + W - 1] += w * up[i + W];
     }
   }
   return out;
