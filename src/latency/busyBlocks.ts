@@ -180,27 +180,38 @@ export function busyBlock(cont: Continuation, W: number, lambda: number, L0: num
     return m;
   };
   const toSeries = chebyshevMatrix(Q);
+  // The interpolant's integrals as weights on its values (Clenshaw–Curtis), so that a term's mass
+  // is known before its series is formed. In z = 2x/l − 1: ∫₋₁¹ T_i = 2/(1 − i²) (i even),
+  // z·T_i = (T_{i+1} + T_{i−1})/2; ∫ρ dx = l/2·∫ρ dz and ∫ρ·(l − x) dx = l²/4·∫ρ·(1 − z) dz.
+  const w0 = new Float64Array(P);
+  const w1 = new Float64Array(P);
+  for (let i = 0; i <= Q; i++) {
+    const a = chebIntegral(i);
+    const b = i === 0 ? chebIntegral(1) : (chebIntegral(i + 1) + chebIntegral(i - 1)) / 2;
+    for (let c = 0; c <= Q; c++) {
+      w0[c] += a * toSeries[i * P + c];
+      w1[c] += b * toSeries[i * P + c];
+    }
+  }
   for (let q = 0; q < touched.length; q++) {
     const rho = rhoAll.subarray(q * P, (q + 1) * P);
+    let I0 = 0;
+    let I1 = 0;
+    for (let c = 0; c <= Q; c++) {
+      I0 += w0[c] * rho[c];
+      I1 += w1[c] * rho[c];
+    }
+    const m = (L0 / 2) * I0;
+    if (Math.abs(m) < SKIP) {
+      skipped.value += Math.abs(m);
+      continue;
+    }
     const cheb = new Float64Array(Q + 1);
     for (let i = 0; i <= Q; i++) {
       let v = 0;
       const row = i * (Q + 1);
       for (let c = 0; c <= Q; c++) v += toSeries[row + c] * rho[c];
       cheb[i] = v;
-    }
-    // In z = 2x/l − 1: ∫₋₁¹ T_i = 2/(1 − i²) (i even), z·T_i = (T_{i+1} + T_{i−1})/2; ∫ρ dx = l/2·∫ρ dz,
-    // ∫ρ·(l − x) dx = l²/4·∫ρ·(1 − z) dz.
-    let I0 = 0;
-    let I1 = 0;
-    for (let i = 0; i <= Q; i++) {
-      I0 += cheb[i] * chebIntegral(i);
-      I1 += cheb[i] * (i === 0 ? chebIntegral(1) : (chebIntegral(i + 1) + chebIntegral(i - 1)) / 2);
-    }
-    const m = (L0 / 2) * I0;
-    if (Math.abs(m) < SKIP) {
-      skipped.value += Math.abs(m);
-      continue;
     }
     const n = touched[q] % slot.waits;
     let rhoW: Float64Array | undefined;
