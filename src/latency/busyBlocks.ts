@@ -21,8 +21,8 @@ export interface BusyKey {
   /** The series of ∫ρ dz, and its value at z = 1. */
   readonly anti: Float64Array;
   readonly antiTop: number;
-  /** ρ·weight·l(b0) at the block's full-interval Gauss–Legendre nodes (terms with waits only: n ≥ 1). */
-  readonly rhoW?: Float64Array;
+  /** ρ·weight·l(b0) at the block's full-interval Gauss–Legendre nodes (terms with waits only: n ≥ 1; else empty). */
+  readonly rhoW: Float64Array;
 }
 
 export interface BusyBlock {
@@ -228,7 +228,7 @@ export function busyBlock(cont: Continuation, W: number, lambda: number, L0: num
     const anti = antiderivative(cheb);
     let antiTop = 0;
     for (let i = 0; i < anti.length; i++) antiTop += anti[i];
-    block.keys.push({ D: cont.shifts[Math.floor(touched[q] / slot.waits)], n, mass: m, left: ((L0 * L0) / 4) * (I0 - I1), cheb, anti, antiTop, ...(rhoW ? { rhoW } : {}) });
+    block.keys.push({ D: cont.shifts[Math.floor(touched[q] / slot.waits)], n, mass: m, left: ((L0 * L0) / 4) * (I0 - I1), cheb, anti, antiTop, rhoW: rhoW ?? NO_VALUES });
   }
   return block;
 }
@@ -254,7 +254,7 @@ export function blockValue(b: BusyBlock, lambda: number, t: number, out: Float64
       }
       let F = 0;
       let f = 0;
-      const rhoW = key.rhoW!; // present for every term with waits (n ≥ 1)
+      const rhoW = key.rhoW; // filled for every term with waits (n ≥ 1)
       if (n <= SHORT_ERLANG && lambda * (u0 + L0) < 700) {
         // e^(−λ(u0 + x)) = e^(−λu0)·e^(−λx): one exponential for the key, not one per node
         const e0 = Math.exp(-lambda * u0);
@@ -300,6 +300,9 @@ export function blockValue(b: BusyBlock, lambda: number, t: number, out: Float64
     out[1] += f * span;
   }
 }
+
+/** rhoW of the terms without waits: every key keeps one shape, so the evaluation loop stays monomorphic. */
+const NO_VALUES = new Float64Array(0);
 
 /** ∫₋₁¹ T_i(z) dz. */
 function chebIntegral(i: number): number {
