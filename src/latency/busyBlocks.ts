@@ -109,20 +109,24 @@ export function busyBlock(cont: Continuation, W: number, lambda: number, L0: num
   // Row maxima: A_k·B_j ≤ max A_k · max B_j rules most negligible pairs out without a pass over c.
   const maxB = new Float64Array(W);
   for (let j = 0; j < W; j++) for (let c = 0; c <= Q; c++) maxB[j] = Math.max(maxB[j], behind[j * P + c]);
+  // The hot loop reads locals only (V8 then keeps them in registers across the stores to rhoAll).
+  const { start: cStart, end: cEnd, coef: cCoef, shift: cShift, waits: cWaits } = cont;
+  const { index: sIndex, waits: sWaits } = slot;
+  let lost = 0;
   for (let k = kLo; k <= kHi; k++) {
     const base = (k - kLo) * P;
     let top = 0;
     for (let c = 0; c <= Q; c++) top = Math.max(top, A[base + c]);
     if (!(top * L0 > SKIP)) {
-      skipped.value += top * L0;
+      lost += top * L0;
       continue;
     }
     for (let j = 0; j < W; j++) {
       if (j >= I && j < W - 1) continue; // Pois(j; ≤ λ·l(b0)) < 1e-17 there
       const st = k * W + j;
-      if (cont.end[st] === cont.start[st]) continue; // no terms: reached by almost no arrival (continuation's pruning)
+      if (cEnd[st] === cStart[st]) continue; // no terms: reached by almost no arrival (continuation's pruning)
       if (!(top * maxB[j] * L0 > SKIP)) {
-        skipped.value += top * maxB[j] * L0;
+        lost += top * maxB[j] * L0;
         continue;
       }
       const bj = j * P;
@@ -133,21 +137,21 @@ export function busyBlock(cont: Continuation, W: number, lambda: number, L0: num
         if (v > any) any = v;
       }
       if (!(any * L0 > SKIP)) {
-        skipped.value += any * L0;
+        lost += any * L0;
         continue;
       }
-      for (let t = cont.start[st]; t < cont.end[st]; t++) {
-        const cf = cont.coef[t];
+      for (let t = cStart[st]; t < cEnd[st]; t++) {
+        const cf = cCoef[t];
         // This (ahead, behind) state's share of the term: ∫ wv·cf ≤ any·|cf|·l(b0).
         const share = any * Math.abs(cf) * L0;
         if (share < prune) {
-          skipped.value += share;
+          lost += share;
           continue;
         }
-        const dense = cont.shift[t] * slot.waits + cont.waits[t];
-        let at = slot.index[dense];
+        const dense = cShift[t] * sWaits + cWaits[t];
+        let at = sIndex[dense];
         if (at < 0) {
-          at = slot.index[dense] = touched.length;
+          at = sIndex[dense] = touched.length;
           if (touched.length * P > MAX_WEIGHTS) throw new LimitError('latency', `the arrivals during batches of ${b0} reach over ${MAX_WEIGHTS / P} terms`);
           touched.push(dense);
           if (touched.length * P > rhoAll.length) {
@@ -161,6 +165,7 @@ export function busyBlock(cont: Continuation, W: number, lambda: number, L0: num
       }
     }
   }
+  skipped.value += lost;
   for (const d of touched) slot.index[d] = -1;
   const full = gaussLegendre(Math.ceil(Q / 2) + 12);
   const fullX = full.x.map((x) => x * L0);
