@@ -78,7 +78,8 @@ const extrap = (m: number): [number, number, number] => {
   return [1 + m + q, -m - 2 * q, q];
 };
 
-export function buildRef(cls: RefClass[], S: number[], idle: number, wPow: number): RefModel {
+/** `lump`: a transition past a top goes to the top (the stochastic truncation, the solver's fallback) instead of the extrapolation. */
+export function buildRef(cls: RefClass[], S: number[], idle: number, wPow: number, overflow: 'extrapolate' | 'lump' = 'extrapolate'): RefModel {
   const C = cls.length;
   const coords: number[][] = [];
   const rec = (i: number, v: number[]): void => {
@@ -97,6 +98,7 @@ export function buildRef(cls: RefClass[], S: number[], idle: number, wPow: numbe
   const addTo = (row: Float64Array, v: number[], w: number): void => {
     const axis = v.findIndex((x, i) => x > S[i]);
     if (axis < 0) return void (row[index(v)] += w);
+    if (overflow === 'lump') return void (row[index(v.map((x, i) => Math.min(x, S[i])))] += w);
     const co = extrap(v[axis] - S[axis]);
     for (let d = 0; d < 3; d++) addTo(row, v.map((x, i) => (i === axis ? S[axis] - d : x)), w * co[d]);
   };

@@ -1,7 +1,7 @@
 import { throwIfAborted } from '../errors.js';
 import type { BellmanOperator } from '../../solve/operator.js';
 import type { ClassesModel } from './compile.js';
-import { extendBox, sizeOf } from './grid.js';
+import { clampBox, extendBox, sizeOf } from './grid.js';
 
 /** Relative difference under which serving and waiting count as tied (the single-class rule). */
 const TIE = 1e-12;
@@ -16,20 +16,27 @@ const TIE = 1e-12;
  * from 0 keep their digits. Ties between serves go to the first (lowest class, smallest b);
  * near-ties between serving and waiting go to serving.
  */
-export function classesOperator(model: ClassesModel): BellmanOperator {
+export function classesOperator(model: ClassesModel, overflow: Overflow = 'extrapolate'): BellmanOperator {
   const H = new Float64Array(sizeOf(model.padDims));
   return {
     states: model.states,
     referenceState: 0,
     maxQueue: Math.max(...model.S),
-    step: (h, gap, policy, signal) => classesStep(model, h, gap, policy, H, signal),
+    step: (h, gap, policy, signal) => classesStep(model, h, gap, policy, H, signal, overflow),
   };
 }
 
-export function classesStep(model: ClassesModel, h: Float64Array, gap: Float64Array, policy: Int32Array, H: Float64Array, signal?: AbortSignal): void {
+/**
+ * How a transition past a top is valued: the quadratic extrapolation of §10 (the model), or the
+ * value at the top (lumped: every row stochastic, a genuine MDP, the fallback when the signed
+ * extrapolated rows make value iteration diverge).
+ */
+export type Overflow = 'extrapolate' | 'lump';
+
+export function classesStep(model: ClassesModel, h: Float64Array, gap: Float64Array, policy: Int32Array, H: Float64Array, signal?: AbortSignal, overflow: Overflow = 'extrapolate'): void {
   const { C, S, dims, strides, padStrides, costSlope, waitRate, idleKappa, actions, actionClass, actionBatch, kappa, ratio, shift } = model;
   const { rowStart, rowOffset, rowLength, rowValue, probs } = model;
-  extendBox(h, S, H, model.padDims);
+  (overflow === 'lump' ? clampBox : extendBox)(h, S, H, model.padDims);
   const n = new Int32Array(C);
   for (let x = 0; x < model.states; x++) {
     if (x > 0) for (let a = C - 1; a >= 0 && ++n[a] === dims[a]; a--) n[a] = 0;

@@ -58,3 +58,22 @@ export function extendBox(src: Float64Array, srcTop: ArrayLike<number>, dst: Flo
     }
   }
 }
+
+/**
+ * Writes into `dst` (a box of `dstDims`) the values of `src` (a box of top levels `srcTop`) at
+ * each point clamped onto the source box: the overflow past a top lumped at that top. Every row
+ * of the transformed model then stays stochastic (the fallback of docs/model.md §10 when the
+ * extrapolated rows make value iteration diverge).
+ */
+export function clampBox(src: Float64Array, srcTop: ArrayLike<number>, dst: Float64Array, dstDims: ArrayLike<number>): void {
+  const C = dstDims.length;
+  const sSt = stridesOf(Array.from(srcTop, (t) => t + 1));
+  const n = sizeOf(dstDims);
+  const i = new Int32Array(C);
+  for (let x = 0; x < n; x++) {
+    if (x > 0) for (let a = C - 1; a >= 0 && ++i[a] === dstDims[a]; a--) i[a] = 0;
+    let at = 0;
+    for (let a = 0; a < C; a++) at += Math.min(i[a], srcTop[a]) * sSt[a];
+    dst[x] = src[at];
+  }
+}

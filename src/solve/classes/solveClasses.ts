@@ -1,11 +1,12 @@
 import { classesOperator, sweepWork } from '../../model/classes/bellman.js';
-import { compileClasses } from '../../model/classes/compile.js';
+import { compileClasses, type ClassesModel } from '../../model/classes/compile.js';
 import { extendBox, sizeOf } from '../../model/classes/grid.js';
 import type { ValidatedClassesScenario } from '../../model/classes/params.js';
 import { boundaryMass, stationaryLaw } from '../../model/classes/stationary.js';
 import { singleClassParams, validateClassesScenario } from '../../model/classes/validate.js';
-import { ScenarioError, throwIfAborted } from '../../model/errors.js';
-import { valueIterate } from '../cpu/rvi.js';
+import { LimitError, ScenarioError, throwIfAborted } from '../../model/errors.js';
+import { valueIterate, type RviOutput } from '../cpu/rvi.js';
+import type { SolveOptions } from '../types.js';
 import { TAIL_MASS_BOUND } from '../maxQueue.js';
 import { solveScenario } from '../solveScenario.js';
 import type { SolverProgress } from '../types.js';
@@ -60,19 +61,21 @@ export async function solveClassesScenario(input: unknown, opts: ClassesSolveOpt
       start = new Float64Array(sizeOf(model.dims));
       extendBox(warm.values, warm.S, start, model.dims);
     }
-    const out = await valueIterate(classesOperator(model), {
+    const rviOpts: SolveOptions = {
       tolerance: settings.tolerance,
       maxIterations: settings.maxIterations,
       ...(start ? { warmStart: { values: start } } : {}),
       signal: opts.signal,
       onProgress: opts.onProgress,
       progressEvery: opts.progressEvery,
-    });
+    };
+    const { out, lumped } = await solveBox(model, rviOpts, fixed, opts.signal);
     tried.push(S.slice());
     total += out.iterations;
     const law = stationaryLaw(model, out.policy, { signal: opts.signal, ...(pi && pi.length === model.states ? { start: pi } : {}) });
     pi = law.pi;
     const tail = boundaryMass(model, law.pi);
+    if (lumped) refuseSmallFixedBox(S, fixed, tail, lumped);
     const grow = tail.map((m, c) => !fixed[c] && !(m < TAIL_MASS_BOUND));
     if (!grow.some(Boolean)) {
       const figures = classesFigures(model, out.policy, law.pi);
@@ -86,7 +89,7 @@ export async function solveClassesScenario(input: unknown, opts: ClassesSolveOpt
         policy: describeClassesPolicy(model, out.policy),
         solver: {
           backend: 'cpu',
-          method: 'value-iteration',
+          method: lumped ? 'value-iteration (overflow lumped at the tops)' : 'value-iteration',
           states: model.states,
           iterations: out.iterations,
           totalIterations: total,
@@ -102,6 +105,89 @@ export async function solveClassesScenario(input: unknown, opts: ClassesSolveOpt
     pi = undefined;
     S = S.map((s, c) => (grow[c] ? Math.ceil(1.5 * s) + p.classes[c].maxBatchSize : s));
   }
+}
+
+/**
+ * One box: RVI on the model of §10 (quadratic extrapolation past the tops), guarded. On a top
+ * layer n_c = S_c waiting is barred, and serving another class leaves n_c at S_c with every
+ * class-c arrival of the batch past the top, valued (1 + m + m(m+1)/2)·h(S_c) − (m + 2q)·h(S_c − 1)
+ * + q·h(S_c − 2): a signed row whose weight on the layer exceeds 1 by about (τ/l)·(2μ + μ²/2),
+ * μ = λ_c·l_c'(b) (more at a corner, the product over its axes). At high load that amplifies any
+ * fall of the layer's values, the minimum over actions picks the amplifying action, and the values
+ * run to −∞ at whatever box (the guard sees the interval widen). The same box is then solved with
+ * the overflow lumped at the tops, a genuine MDP whose Odoni bounds certify its optimum and whose
+ * interval never widens; the tail check decides, as always, whether that box is big enough.
+ */
+async function solveBox(model: ClassesModel, rviOpts: SolveOptions, fixed: boolean[], signal?: AbortSignal): Promise<{ out: RviOutput; lumped?: RviDivergenceFacts }> {
+  const out = await valueIterate(classesOperator(model), rviOpts, { stopOnDivergence: true });
+  if (!out.diverged) return { out };
+  const facts: RviDivergenceFacts = { ...out.diverged, state: largestValueState(out.values), dims: Array.from(model.dims) };
+  const S = Array.from(model.S);
+  const lumpedOp = classesOperator(model, 'lump');
+  let from = rviOpts.warmStart;
+  if (fixed.some(Boolean) && rviOpts.tolerance < PRECHECK_TOLERANCE) {
+    // A fixed box far too small is refused from a rough solve: the full one would be as long as a
+    // solve at an adequate box, only to be refused (the top's mass is orders above the bound).
+    const rough = await valueIterate(lumpedOp, { ...rviOpts, tolerance: PRECHECK_TOLERANCE }, { stopOnDivergence: true });
+    if (!rough.diverged && rough.stopReason === 'converged') {
+      const tail = boundaryMass(model, stationaryLaw(model, rough.policy, { signal }).pi);
+      refuseSmallFixedBox(S, fixed, tail, facts, PRECHECK_MARGIN * TAIL_MASS_BOUND, `a rough solve (interval ${PRECHECK_TOLERANCE.toExponential(0)} relative) of `);
+      from = { values: rough.values };
+    }
+  }
+  const lumpedOut = await valueIterate(lumpedOp, { ...rviOpts, ...(from ? { warmStart: from } : {}) }, { stopOnDivergence: true });
+  if (lumpedOut.diverged) {
+    // Stochastic rows keep the interval from widening; this is a backstop against rounding gone wrong, never garbage bounds.
+    throw new LimitError('classes', `relative value iteration diverged at S = (${S.join(', ')}) with the overflow lumped too (interval ${lumpedOut.diverged.narrowest.toExponential(2)} → ${lumpedOut.diverged.width.toExponential(2)} by sweep ${lumpedOut.diverged.iteration})`);
+  }
+  return { out: lumpedOut, lumped: facts };
+}
+
+/** The rough lumped solve of a fixed box, and how far above the tail bound its top's mass must be to refuse from it. */
+const PRECHECK_TOLERANCE = 1e-3;
+const PRECHECK_MARGIN = 1e3;
+
+interface RviDivergenceFacts {
+  readonly iteration: number;
+  readonly narrowest: number;
+  readonly width: number;
+  /** Flat index of the state whose relative value ran furthest (where the growth sits). */
+  readonly state: number;
+  readonly dims: number[];
+}
+
+function largestValueState(h: Float64Array): number {
+  let at = 0;
+  for (let x = 1; x < h.length; x++) if (!(Math.abs(h[x]) <= Math.abs(h[at]))) at = x;
+  return at;
+}
+
+/**
+ * A fixed box whose extrapolated solve diverged is kept only if the lumped truncation's policy
+ * leaves its top nearly empty: lumping makes waiting until the top look cheap (docs/model.md §4.1),
+ * so at a box whose top holds mass its optimum is not the system's.
+ */
+function refuseSmallFixedBox(S: number[], fixed: boolean[], tail: number[], d: RviDivergenceFacts, bound = TAIL_MASS_BOUND, solve = ''): void {
+  const bad = tail.map((m, c) => (fixed[c] && !(m < bound) ? c : -1)).filter((c) => c >= 0);
+  if (bad.length === 0) return;
+  const c = bad.reduce((a, b) => (tail[b] > tail[a] ? b : a));
+  const where = coordsOf(d.state, d.dims).join(', ');
+  throw new LimitError(
+    `classes[${c}].maxQueue`,
+    `S = (${S.join(', ')}) is too small for this load: relative value iteration on the quadratic tail extrapolation diverged ` +
+      `(its rows on the top layers amplify the values there: the interval widened from ${d.narrowest.toExponential(2)} to ${d.width.toExponential(2)} by sweep ${d.iteration}, ` +
+      `fastest at n = (${where})), and ${solve}the truncation with the overflow lumped at the tops puts ${bad.map((k) => `${tail[k].toExponential(2)} of the stationary mass within B_${k + 1} of classes[${k}].maxQueue = ${S[k]}`).join(' and ')} ` +
+      `(bound ${bound.toExponential(0)}); raise ${bad.map((k) => `classes[${k}].maxQueue`).join(' and ')} or set ${bad.length > 1 ? 'them' : 'it'} to 0 (automatic)`,
+  );
+}
+
+function coordsOf(x: number, dims: number[]): number[] {
+  const out = new Array<number>(dims.length);
+  for (let a = dims.length - 1; a >= 0; a--) {
+    out[a] = x % dims[a];
+    x = Math.floor(x / dims[a]);
+  }
+  return out;
 }
 
 /** A first S_c: room for a few full batches and twice the largest jump (the tail check grows it as needed). */
