@@ -1,3 +1,4 @@
+import type { GeometricCascade } from '../model/arrivalTable.js';
 import type { CompiledModel } from '../model/compile.js';
 import { BandChain, solveChain, substituteOn, type ChainSolution } from './chain.js';
 
@@ -26,18 +27,31 @@ import { BandChain, solveChain, substituteOn, type ChainSolution } from './chain
  * one up to S (the recurrence of the Bellman step, §3.2), not the table's cut with its boundary
  * atom: the two differ by the table's rounding, ≤ 1e-15 of a row.
  */
-export interface GeometricFactor {
-  readonly model: CompiledModel;
-  readonly ref: number;
+/**
+ * The chain to reduce: n states, the action of each (0 waits: one step up; b serves b: from
+ * s − b by the geometric law of ratio q_b up to the top state n − 1) and per state three
+ * coefficients on the top states n − 1, n − 2, n − 3 for what passes the top (the §4 tail of
+ * the model chain; the overflow kept at the top in the extended chain of §5.2).
+ */
+export interface GeometricRows {
   readonly n: number;
+  /** The largest batch (the furthest jump down), at least 2 (the tail columns). */
   readonly lo: number;
+  readonly act: Int32Array;
+  /** q_b and 1 − q_b per batch size (GeometricCascade). */
+  readonly ratio: Float64Array;
+  readonly complement: Float64Array;
+  readonly tail: Float64Array;
+}
+
+interface GeometricFactor {
+  readonly rows: GeometricRows;
+  readonly ref: number;
   /** Class of each state (index into q, cqb), −1 for a wait row. */
   readonly cls: Int32Array;
   readonly q: Float64Array;
   /** c·q^b of each class: A_b of an untouched column. */
   readonly cqb: Float64Array;
-  /** Tail coefficients per state on S, S−1, S−2 (0 where the law ends below S). */
-  readonly tail: Float64Array;
   /** Per pivot k > ref: d(k), its row left of the diagonal at red[k·lo − k + lo + j], A_b(k)/d(k) per class, T_t(k)/d(k). */
   readonly d: Float64Array;
   readonly red: Float64Array;
@@ -53,53 +67,86 @@ export function hasGeometricLaws(model: CompiledModel, policy: Int32Array): bool
   return model.M === 1 && model.cascade?.shape === 1 && policy[model.S] > 0;
 }
 
-/** The policy's evaluation on the model: g, h (h(ref) = 0) and ν, with one round of refinement; undefined if a pivot is zero. */
+/** The policy's chain on the model (modelChain.ts writeRow), with the exact law and the §4 tail coefficients. */
+function modelRows(model: CompiledModel, policy: Int32Array): GeometricRows {
+  const { S, B, tailFirstState, tailStart, tailCoef } = model;
+  const n = S + 1;
+  const tail = new Float64Array(n * 3);
+  for (let s = 0; s < n; s++) {
+    const b = policy[s];
+    if (b > 0 && s >= tailFirstState[b]) tail.set(tailCoef.subarray((tailStart[b] + s - tailFirstState[b]) * 3, (tailStart[b] + s - tailFirstState[b] + 1) * 3), s * 3);
+  }
+  return { n, lo: Math.max(B, 2), act: policy, ratio: model.cascade!.ratio, complement: model.cascade!.complement, tail };
+}
+
+/**
+ * The extended chain of a policy (extension.ts): n states, `act` the actions, the overflow past
+ * the top kept there (P(K ≥ n − 1 − u + 1) = q^(n − u) onto n − 1, on top of the law's atom there).
+ */
+export function extendedRows(cascade: GeometricCascade, act: Int32Array, lo: number): GeometricRows {
+  const n = act.length;
+  const tail = new Float64Array(n * 3);
+  for (let s = 0; s < n; s++) {
+    const b = act[s];
+    if (b > 0) tail[s * 3] = cascade.ratio[b] ** (n - (s - b));
+  }
+  return { n, lo: Math.max(lo, 2), act, ratio: cascade.ratio, complement: cascade.complement, tail };
+}
+
+/** The policy's evaluation on the model: g, h and ν, with `rounds` of refinement; undefined if every reference tried meets a zero pivot. */
 export function solveGeometric(model: CompiledModel, policy: Int32Array, ref: number, rounds: number): { gain: number; values: Float64Array; stationary: Float64Array; mode: number } | undefined {
-  let f = factorGeometric(model, policy, ref);
-  // Nothing below pivot k is reachable from it: the states below are transient, k is recurrent (chain.ts).
-  if (typeof f === 'number' && f > ref) f = factorGeometric(model, policy, f);
-  if (typeof f === 'number') return undefined;
+  const rows = modelRows(model, policy);
+  const f = factorFrom(rows, ref);
+  if (!f) return undefined;
   const { rew, time } = rowCosts(model, policy);
   const tr = reduce(f, time);
   let { gain, values } = solveReduced(f, reduce(f, rew), tr);
   for (let r = 0; r < rounds; r++) {
     // Iterative refinement (chain.ts): the residual on the original chain, its correction through the same reduction.
-    const res = residual(f, policy, rew, time, values, gain);
+    const res = residual(rows, rew, time, values, gain);
     const c = solveReduced(f, reduce(f, res), tr);
-    for (let x = 0; x < f.n; x++) values[x] += c.values[x];
+    for (let x = 0; x < rows.n; x++) values[x] += c.values[x];
     gain += c.gain;
   }
   const { stationary, mode } = stationaryOf(f);
   return { gain, values, stationary, mode };
 }
 
+/** The stationary law of a chain of geometric rows (any reference gives it accurately: ref 0); undefined as above. */
+export function geometricStationary(rows: GeometricRows): Float64Array | undefined {
+  const f = factorFrom(rows, 0);
+  return f ? stationaryOf(f).stationary : undefined;
+}
+
+/** The reduction to ref; if nothing below a pivot k is reachable from it, the states below are transient and k is recurrent (chain.ts): to k instead. */
+function factorFrom(rows: GeometricRows, ref: number): GeometricFactor | undefined {
+  const f = factorGeometric(rows, ref);
+  if (typeof f !== 'number') return f;
+  const again = f > ref ? factorGeometric(rows, f) : f;
+  return typeof again === 'number' ? undefined : again;
+}
+
 /** The reduction down to ref, or the pivot that reached nothing below it. */
-function factorGeometric(model: CompiledModel, policy: Int32Array, ref: number): GeometricFactor | number {
-  const { S, B, cascade, tailFirstState, tailStart, tailCoef } = model;
-  const n = S + 1;
-  const lo = Math.max(B, 2);
-  // Classes: one per batch size the policy serves.
-  const classOfB = new Int32Array(B + 1).fill(-1);
+function factorGeometric(rows: GeometricRows, ref: number): GeometricFactor | number {
+  const { n, lo, act, ratio, complement, tail } = rows;
+  const S = n - 1;
+  // Classes: one per batch size served.
+  const classOfB = new Int32Array(ratio.length).fill(-1);
   const qs: number[] = [];
   const cqbs: number[] = [];
   const cls = new Int32Array(n);
-  const tail = new Float64Array(n * 3);
   for (let s = 0; s < n; s++) {
-    const b = policy[s];
+    const b = act[s];
     if (b === 0) {
       cls[s] = -1;
       continue;
     }
     if (classOfB[b] < 0) {
       classOfB[b] = qs.length;
-      qs.push(cascade!.ratio[b]);
-      cqbs.push(cascade!.complement[b] * cascade!.ratio[b] ** b);
+      qs.push(ratio[b]);
+      cqbs.push(complement[b] * ratio[b] ** b);
     }
     cls[s] = classOfB[b];
-    if (s >= tailFirstState[b]) {
-      const r = (tailStart[b] + s - tailFirstState[b]) * 3;
-      for (let t = 0; t < 3; t++) tail[s * 3 + t] = tailCoef[r + t];
-    }
   }
   const C = qs.length;
   const q = Float64Array.from(qs);
@@ -126,9 +173,9 @@ function factorGeometric(model: CompiledModel, policy: Int32Array, ref: number):
       const t2 = tail[k * 3 + 2];
       const g = c * n;
       for (let j = jlo; j < k; j++) red[base + j] = G[g + j] + t0 * H[j] + t1 * H[n + j] + t2 * H[2 * n + j];
-      const b = policy[k];
+      const b = act[k];
       const qc = q[c];
-      let p = cascade!.complement[b];
+      let p = complement[b];
       for (let j = k - b; j < k; j++) {
         red[base + j] += p;
         p *= qc;
@@ -155,8 +202,8 @@ function factorGeometric(model: CompiledModel, policy: Int32Array, ref: number):
       for (let j = jlo; j < k; j++) H[h + j] += ps * red[base + j];
     }
   }
-  const small = censoredChain(model, policy, { ref, lo, cls, q, cqb, tail, d, red, G, H });
-  const base = { model, ref, n, lo, cls, q, cqb, tail, d, red, phi, psi, small };
+  const small = censoredChain(rows, { ref, cls, q, d, red, G, H });
+  const base = { rows, ref, cls, q, cqb, d, red, phi, psi, small };
   // Rewards and times are set by solveReduced before every solve of the small chain.
   small.reward.fill(0);
   small.time.fill(1);
@@ -170,13 +217,12 @@ function factorGeometric(model: CompiledModel, policy: Int32Array, ref: number):
  * j ∈ [ref − lo, ref] (a wait row at ref takes pivot ref+1's row instead).
  */
 function censoredChain(
-  model: CompiledModel,
-  policy: Int32Array,
-  w: { ref: number; lo: number; cls: Int32Array; q: Float64Array; cqb: Float64Array; tail: Float64Array; d: Float64Array; red: Float64Array; G: Float64Array; H: Float64Array },
+  rows: GeometricRows,
+  w: { ref: number; cls: Int32Array; q: Float64Array; d: Float64Array; red: Float64Array; G: Float64Array; H: Float64Array },
 ): BandChain {
-  const { S, cascade } = model;
-  const { ref, lo, cls, q, tail, d, red, G, H } = w;
-  const n = S + 1;
+  const { n, lo, act, complement, tail } = rows;
+  const S = n - 1;
+  const { ref, cls, q, d, red, G, H } = w;
   const m = ref + 1;
   const ch = new BandChain(m, Math.max(1, Math.min(lo, ref)), Math.max(1, ref));
   const jlo = Math.max(0, ref - lo);
@@ -191,8 +237,8 @@ function censoredChain(
       }
       continue;
     }
-    const b = policy[i];
-    let p = cascade!.complement[b];
+    const b = act[i];
+    let p = complement[b];
     for (let j = i - b; j <= ref; j++) {
       ch.add(i, j, p);
       p *= q[c];
@@ -228,7 +274,8 @@ function rowCosts(model: CompiledModel, policy: Int32Array): { rew: Float64Array
  * and per tail column; rows 0..ref end as the censored chain's.
  */
 function reduce(f: GeometricFactor, v: Float64Array): Float64Array {
-  const { n, ref, cls, q, phi, psi, tail, d } = f;
+  const { ref, cls, q, phi, psi, d } = f;
+  const { n, tail } = f.rows;
   const C = q.length;
   const out = new Float64Array(n);
   const U = new Float64Array(C);
@@ -254,7 +301,8 @@ function reduce(f: GeometricFactor, v: Float64Array): Float64Array {
 
 /** g and h from reduced rewards and times: the censored chain's solve replayed, then back substitution above ref. */
 function solveReduced(f: GeometricFactor, rr: Float64Array, tr: Float64Array): { gain: number; values: Float64Array } {
-  const { n, ref, lo, d, red, small, smallSolution } = f;
+  const { ref, d, red, small, smallSolution } = f;
+  const { n, lo } = f.rows;
   small.reward.set(rr.subarray(0, ref + 1));
   small.time.set(tr.subarray(0, ref + 1));
   const sol = substituteOn(small, smallSolution.factor);
@@ -272,7 +320,8 @@ function solveReduced(f: GeometricFactor, rr: Float64Array, tr: Float64Array): {
 
 /** ν: the censored chain's on 0..ref, then ν(k) = Σ_{i<k} ν(i)·f(i, k) upwards, by the same class sums; normalised, with its argmax. */
 function stationaryOf(f: GeometricFactor): { stationary: Float64Array; mode: number } {
-  const { n, ref, cls, q, phi, psi, tail, d } = f;
+  const { ref, cls, q, phi, psi, d } = f;
+  const { n, tail } = f.rows;
   const C = q.length;
   const nu = new Float64Array(n);
   nu.set(f.smallSolution.stationary);
@@ -312,35 +361,33 @@ function stationaryOf(f: GeometricFactor): { stationary: Float64Array; mode: num
  * r(s) = c(s) − g·y(s) + Σ_j p(s, j)·(h(j) − h(s)) on the exact chain, the serve sums by the
  * backward recurrence of §3.2 per class: m(u) = c + q·m(u+1), R(u) = q·(R(u+1) + m(u+1)·(h(u+1) − h(u))).
  */
-function residual(f: GeometricFactor, policy: Int32Array, rew: Float64Array, time: Float64Array, h: Float64Array, g: number): Float64Array {
-  const { n, cls, q, tail, model } = f;
+function residual(rows: GeometricRows, rew: Float64Array, time: Float64Array, h: Float64Array, g: number): Float64Array {
+  const { n, act, ratio, complement, tail } = rows;
   const S = n - 1;
   const r = new Float64Array(n);
+  // The lowest state serving each b.
+  const lowest = new Int32Array(ratio.length).fill(n);
   for (let s = 0; s < n; s++) {
     r[s] = rew[s] - g * time[s];
-    if (cls[s] < 0) r[s] += h[s + 1] - h[s];
-    else r[s] += tail[s * 3] * (h[S] - h[s]) + tail[s * 3 + 1] * (h[S - 1] - h[s]) + tail[s * 3 + 2] * (h[S - 2] - h[s]);
-  }
-  const C = q.length;
-  for (let c = 0; c < C; c++) {
-    let b = 0;
-    let lowest = n;
-    for (let s = 0; s < n; s++) {
-      if (cls[s] === c) {
-        b = policy[s];
-        lowest = Math.min(lowest, s);
-      }
+    const b = act[s];
+    if (b === 0) r[s] += h[s + 1] - h[s];
+    else {
+      r[s] += tail[s * 3] * (h[S] - h[s]) + tail[s * 3 + 1] * (h[S - 1] - h[s]) + tail[s * 3 + 2] * (h[S - 2] - h[s]);
+      lowest[b] = Math.min(lowest[b], s);
     }
-    const qc = q[c];
-    const cc = model.cascade!.complement[b];
-    let m = cc;
+  }
+  for (let b = 1; b < ratio.length; b++) {
+    if (lowest[b] === n) continue;
+    const q = ratio[b];
+    const c = complement[b];
+    let m = c;
     let R = 0;
     for (let u = S; ; u--) {
       const s = u + b;
-      if (s <= S && cls[s] === c) r[s] += R + m * (h[u] - h[s]);
-      if (u <= lowest - b) break;
-      R = qc * (R + m * (h[u] - h[u - 1]));
-      m = cc + qc * m;
+      if (s <= S && act[s] === b) r[s] += R + m * (h[u] - h[s]);
+      if (u <= lowest[b] - b) break;
+      R = q * (R + m * (h[u] - h[u - 1]));
+      m = c + q * m;
     }
   }
   return r;
