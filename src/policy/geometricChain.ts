@@ -62,6 +62,15 @@ interface GeometricFactor {
   readonly smallSolution: ChainSolution;
 }
 
+/**
+ * A class's entries in column j of its rows are at most q^(j − i)·(a row's mass); past the
+ * distance where q^(j − i) < REACH (its highest row + log REACH / log q) they are left out, as
+ * the arrival table leaves out atoms below 1e-15: 1e-20 of a row is below the rounding of every
+ * sum it would enter. Rows serving small batches at short queues (a class each) then cost only
+ * over the levels their law reaches, not the whole chain.
+ */
+const REACH = 1e-20;
+
 /** Whether the structured reduction applies to this model and policy (else the banded one of modelChain.ts). */
 export function hasGeometricLaws(model: CompiledModel, policy: Int32Array): boolean {
   return model.M === 1 && model.cascade?.shape === 1 && policy[model.S] > 0;
@@ -130,24 +139,22 @@ function factorFrom(rows: GeometricRows, ref: number): GeometricFactor | undefin
 function factorGeometric(rows: GeometricRows, ref: number): GeometricFactor | number {
   const { n, lo, act, ratio, complement, tail } = rows;
   const S = n - 1;
-  // Classes: one per batch size served.
+  // Classes: one per batch size served, ordered by how far up their rows' law reaches (their
+  // highest state + REACH_LEVELS(q)): above that a class's entries are below REACH of the row,
+  // and the class is carried only from there down (see REACH).
+  const highest = new Int32Array(ratio.length).fill(-1);
+  for (let s = 0; s < n; s++) if (act[s] > 0) highest[act[s]] = s;
+  const served: number[] = [];
+  for (let b = 1; b < ratio.length; b++) if (highest[b] >= 0) served.push(b);
+  const reachOf = (b: number) => highest[b] + (ratio[b] > 0 ? Math.ceil(Math.log(REACH) / Math.log(ratio[b])) : 0);
+  served.sort((x, y) => reachOf(y) - reachOf(x));
   const classOfB = new Int32Array(ratio.length).fill(-1);
-  const qs: number[] = [];
-  const cqbs: number[] = [];
+  served.forEach((b, c) => (classOfB[b] = c));
+  const qs = served.map((b) => ratio[b]);
+  const cqbs = served.map((b) => complement[b] * ratio[b] ** b);
+  const reach = Int32Array.from(served, reachOf);
   const cls = new Int32Array(n);
-  for (let s = 0; s < n; s++) {
-    const b = act[s];
-    if (b === 0) {
-      cls[s] = -1;
-      continue;
-    }
-    if (classOfB[b] < 0) {
-      classOfB[b] = qs.length;
-      qs.push(ratio[b]);
-      cqbs.push(complement[b] * ratio[b] ** b);
-    }
-    cls[s] = classOfB[b];
-  }
+  for (let s = 0; s < n; s++) cls[s] = act[s] > 0 ? classOfB[act[s]] : -1;
   const C = qs.length;
   const q = Float64Array.from(qs);
   const cqb = Float64Array.from(cqbs);
@@ -158,7 +165,9 @@ function factorGeometric(rows: GeometricRows, ref: number): GeometricFactor | nu
   // G_b and H_t by column (only the window [k − lo, k] is live; a column is final once it leaves it).
   const G = new Float64Array(C * n);
   const H = new Float64Array(3 * n);
+  let active = 0; // classes [0, active) are carried at this pivot
   for (let k = S; k > ref; k--) {
+    while (active < C && reach[active] >= k) active++;
     const base = k * lo - k + lo; // red[base + j] = a(k, j)
     const jlo = Math.max(0, k - lo);
     const c = cls[k];
@@ -188,7 +197,7 @@ function factorGeometric(rows: GeometricRows, ref: number): GeometricFactor | nu
     // The tail rows next to S may sum negative (chain.ts tolerates that too); only a zero pivot stops.
     if (!(Math.abs(dk) > 0) || !Number.isFinite(dk)) return k;
     d[k] = dk;
-    for (let cc = 0; cc < C; cc++) {
+    for (let cc = 0; cc < active; cc++) {
       const g = cc * n;
       const ph = (cqb[cc] + G[g + k]) / dk;
       phi[k * C + cc] = ph;
