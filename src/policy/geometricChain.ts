@@ -165,6 +165,9 @@ function factorGeometric(rows: GeometricRows, ref: number): GeometricFactor | nu
   // G_b and H_t by column (only the window [k − lo, k] is live; a column is final once it leaves it).
   const G = new Float64Array(C * n);
   const H = new Float64Array(3 * n);
+  // Tail columns no row has a coefficient on carry nothing (the extended chain uses only the top one).
+  let tails = 0;
+  for (let x = 0; x < tail.length; x++) if (tail[x] !== 0) tails = Math.max(tails, (x % 3) + 1);
   let active = 0; // classes [0, active) are carried at this pivot
   for (let k = S; k > ref; k--) {
     while (active < C && reach[active] >= k) active++;
@@ -204,7 +207,7 @@ function factorGeometric(rows: GeometricRows, ref: number): GeometricFactor | nu
       const qc = q[cc];
       for (let j = jlo; j < k; j++) G[g + j] = qc * (G[g + j] + ph * red[base + j]);
     }
-    for (let t = 0; t < 3; t++) {
+    for (let t = 0; t < tails; t++) {
       const h = t * n;
       const ps = ((k === S - t ? 1 : 0) + H[h + k]) / dk;
       psi[k * 3 + t] = ps;
