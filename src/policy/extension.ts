@@ -49,7 +49,7 @@ function stationaryOfExtension(p: ModelParams, proc: MmppProcess, policy: Policy
   if (proc.phases === 1 && table.cascade?.shape === 1) {
     const act = new Int32Array(shape.levels);
     for (let s = 0; s < act.length; s++) act[s] = actionAt(policy, s, 0);
-    const nu = geometricStationary(extendedRows(table.cascade, act, shape.loLevels));
+    const nu = geometricStationary(extendedRows(table.cascade, act, shape.loLevels), signal);
     if (nu) return { nu, sums: stateSums(p, proc, table, shape, branches) };
   }
   const { chain, sums } = buildStateChain(p, proc, table, shape, branches);

@@ -1,5 +1,6 @@
 import type { GeometricCascade } from '../model/arrivalTable.js';
 import type { CompiledModel } from '../model/compile.js';
+import { throwIfAborted } from '../model/errors.js';
 import { BandChain, solveChain, substituteOn, type ChainSolution } from './chain.js';
 
 /**
@@ -103,9 +104,9 @@ export function extendedRows(cascade: GeometricCascade, act: Int32Array, lo: num
 }
 
 /** The policy's evaluation on the model: g, h and ν, with `rounds` of refinement; undefined if every reference tried meets a zero pivot. */
-export function solveGeometric(model: CompiledModel, policy: Int32Array, ref: number, rounds: number): { gain: number; values: Float64Array; stationary: Float64Array; mode: number } | undefined {
+export function solveGeometric(model: CompiledModel, policy: Int32Array, ref: number, rounds: number, signal?: AbortSignal): { gain: number; values: Float64Array; stationary: Float64Array; mode: number } | undefined {
   const rows = modelRows(model, policy);
-  const f = factorFrom(rows, ref);
+  const f = factorFrom(rows, ref, signal);
   if (!f) return undefined;
   const { rew, time } = rowCosts(model, policy);
   const tr = reduce(f, time);
@@ -122,21 +123,21 @@ export function solveGeometric(model: CompiledModel, policy: Int32Array, ref: nu
 }
 
 /** The stationary law of a chain of geometric rows (any reference gives it accurately: ref 0); undefined as above. */
-export function geometricStationary(rows: GeometricRows): Float64Array | undefined {
-  const f = factorFrom(rows, 0);
+export function geometricStationary(rows: GeometricRows, signal?: AbortSignal): Float64Array | undefined {
+  const f = factorFrom(rows, 0, signal);
   return f ? stationaryOf(f).stationary : undefined;
 }
 
 /** The reduction to ref; if nothing below a pivot k is reachable from it, the states below are transient and k is recurrent (chain.ts): to k instead. */
-function factorFrom(rows: GeometricRows, ref: number): GeometricFactor | undefined {
-  const f = factorGeometric(rows, ref);
+function factorFrom(rows: GeometricRows, ref: number, signal?: AbortSignal): GeometricFactor | undefined {
+  const f = factorGeometric(rows, ref, signal);
   if (typeof f !== 'number') return f;
-  const again = f > ref ? factorGeometric(rows, f) : f;
+  const again = f > ref ? factorGeometric(rows, f, signal) : f;
   return typeof again === 'number' ? undefined : again;
 }
 
 /** The reduction down to ref, or the pivot that reached nothing below it. */
-function factorGeometric(rows: GeometricRows, ref: number): GeometricFactor | number {
+function factorGeometric(rows: GeometricRows, ref: number, signal?: AbortSignal): GeometricFactor | number {
   const { n, lo, act, ratio, complement, tail } = rows;
   const S = n - 1;
   // Classes: one per batch size served, ordered by how far up their rows' law reaches (their
@@ -171,6 +172,7 @@ function factorGeometric(rows: GeometricRows, ref: number): GeometricFactor | nu
   let active = 0; // classes [0, active) are carried at this pivot
   for (let k = S; k > ref; k--) {
     while (active < C && reach[active] >= k) active++;
+    if ((k & 4095) === 0) throwIfAborted(signal); // a deep chain takes a while
     const base = k * lo - k + lo; // red[base + j] = a(k, j)
     const jlo = Math.max(0, k - lo);
     const c = cls[k];

@@ -30,11 +30,14 @@ export interface ModelEvaluation {
  * rows (chain.ts: the same result to the last bit). Policy iteration mostly changes the
  * actions at short queues, and eliminates from the top down: the long stretch above the
  * highest change is not eliminated again. `previous` is used up.
+ *
+ * One phase with geometric count laws (exponential service): the chain is reduced without its
+ * band instead (geometricChain.ts, docs/model.md §3.5), so fast that nothing is reused.
  */
 export function evaluateOnModel(model: CompiledModel, policy: Int32Array, ref?: number, previous?: ModelEvaluation, signal?: AbortSignal): ModelEvaluation {
   if (hasGeometricLaws(model, policy)) {
     // Geometric count laws: the same chain reduced without its band (geometricChain.ts).
-    const ev = evaluateGeometric(model, policy, ref ?? 0);
+    const ev = evaluateGeometric(model, policy, ref ?? 0, signal);
     if (ev) return ev;
   }
   const n = (model.S + 1) * model.M;
@@ -64,9 +67,10 @@ export function evaluateOnModel(model: CompiledModel, policy: Int32Array, ref?: 
  * The geometric reduction with the reference rule above (from the hint, again from the mode if
  * the hint is rare); undefined where a pivot is not positive (the banded reduction then decides).
  */
-function evaluateGeometric(model: CompiledModel, policy: Int32Array, ref: number): ModelEvaluation | undefined {
-  let sol = solveGeometric(model, policy, Math.min(Math.max(ref, 0), model.S), REFINE_ROUNDS);
-  if (sol && !(sol.stationary[ref] >= LIKELY * sol.stationary[sol.mode])) sol = solveGeometric(model, policy, sol.mode, REFINE_ROUNDS);
+function evaluateGeometric(model: CompiledModel, policy: Int32Array, hint: number, signal?: AbortSignal): ModelEvaluation | undefined {
+  const ref = Math.min(Math.max(hint, 0), model.S);
+  let sol = solveGeometric(model, policy, ref, REFINE_ROUNDS, signal);
+  if (sol && !(sol.stationary[ref] >= LIKELY * sol.stationary[sol.mode])) sol = solveGeometric(model, policy, sol.mode, REFINE_ROUNDS, signal);
   if (!sol) return undefined;
   const h = sol.values;
   const h0 = h[0];
