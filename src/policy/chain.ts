@@ -65,7 +65,7 @@ export function solveChain(ch: BandChain, opts: SolveChainOptions = {}): ChainSo
       const factor = factorize(ch, ref, reuse, opts.signal);
       const { stationary, mode } = stationaryOf(factor);
       if (opts.stationaryOnly) return { gain: NaN, values: new Float64Array(0), stationary, ref, mode, factor };
-      const sol = { ...valuesOf(ch, factor), factor };
+      const sol = { ...substituteOn(ch, factor), factor };
       for (let round = 0; round < (opts.refine ?? 0); round++) refineOnce(ch, sol);
       // The values are the memory's until copied (its next solve overwrites them).
       return { gain: sol.gain, values: sol.values.slice(), stationary, ref, mode, factor };
@@ -85,9 +85,10 @@ export function solveChain(ch: BandChain, opts: SolveChainOptions = {}): ChainSo
  * g and h from the factor: the reward and sojourn vectors through the elimination's updates
  * (forward substitution), g their ratio at the reference, h by back substitution. The vectors
  * are the chain memory's: [0] reduced reward, [1] reduced time (kept for the refinement),
- * [2] values; the values returned are a copy.
+ * [2] values; the values returned are a view (the memory's next solve overwrites them). Also
+ * what replays another reward and time (set in `ch`) through a factor of `ch`.
  */
-function valuesOf(ch: BandChain, factor: ChainFactor): { gain: number; values: Float64Array } {
+export function substituteOn(ch: BandChain, factor: ChainFactor): { gain: number; values: Float64Array } {
   const { kernels: k, at, vectors: v } = factor.memory;
   const { n, lo, hi, ref, span } = factor;
   v[0].set(ch.reward);

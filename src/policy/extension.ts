@@ -5,7 +5,8 @@ import type { MmppProcess } from '../model/mmpp/process.js';
 import type { ModelParams } from '../model/scenario.js';
 import { solveChain } from './chain.js';
 import { actionAt, levelsOf, type Policy } from './policy.js';
-import { buildStateChain, type StateSums } from './stateChain.js';
+import { extendedRows, geometricStationary } from './geometricChain.js';
+import { buildStateChain, stateSums, type Branches, type ChainShape, type StateSums } from './stateChain.js';
 
 /** Mass the extension's top may hold before it is grown (docs/model.md §5 asks < 1e-12 in all). */
 export const EXTENSION_TOP_MASS = 1e-13;
@@ -29,6 +30,30 @@ export function levelMass(nu: Float64Array, M: number, s: number): number {
   let m = 0;
   for (let j = 0; j < M; j++) m += nu[s * M + j];
   return m;
+}
+
+/**
+ * ν of the policy's chain over `shape.levels` levels and its per-state sums. One phase with
+ * geometric count laws: by the reduction of geometricChain.ts, which never builds the band.
+ * Otherwise the banded reduction, eliminated from the bottom up: past the table the copies of
+ * the sweep start within a few hundred levels of it (from the cut at the top they take longer),
+ * and ν is accurate from any reference.
+ */
+function stationaryOfExtension(p: ModelParams, proc: MmppProcess, policy: Policy, table: ArrivalTable, shape: ChainShape, signal?: AbortSignal): { nu: Float64Array; sums: StateSums } {
+  const branches: Branches = (s, j, _m, out) => {
+    out.action[0] = actionAt(policy, s, j);
+    out.prob[0] = 1;
+    out.mode[0] = 0;
+    return 1;
+  };
+  if (proc.phases === 1 && table.cascade?.shape === 1) {
+    const act = new Int32Array(shape.levels);
+    for (let s = 0; s < act.length; s++) act[s] = actionAt(policy, s, 0);
+    const nu = geometricStationary(extendedRows(table.cascade, act, shape.loLevels), signal);
+    if (nu) return { nu, sums: stateSums(p, proc, table, shape, branches) };
+  }
+  const { chain, sums } = buildStateChain(p, proc, table, shape, branches);
+  return { nu: solveChain(chain, { ref: chain.n - 1, stationaryOnly: true, signal }).stationary, sums };
 }
 
 /**
@@ -71,15 +96,7 @@ export function* extendedSolutions(
         `its queue does not settle within ${maxLevels} ${M > 1 ? 'levels' : 'states'} (bound ${LIMITS.maxBandEntries} band entries): the policy is too close to instability`,
       );
     }
-    const { chain, sums } = buildStateChain(p, proc, table, { levels: n, modes: 1, loLevels: lo, hiLevels: hi }, (s, j, _m, out) => {
-      out.action[0] = actionAt(policy, s, j);
-      out.prob[0] = 1;
-      out.mode[0] = 0;
-      return 1;
-    });
-    // Eliminated from the bottom up: past the table the copies of the sweep start within a few
-    // hundred levels of it (from the cut at the top they take longer), and ν is accurate from any reference.
-    const nu = solveChain(chain, { ref: chain.n - 1, stationaryOnly: true, signal: opts.signal }).stationary;
+    const { nu, sums } = stationaryOfExtension(p, proc, policy, table, { levels: n, modes: 1, loLevels: lo, hiLevels: hi }, opts.signal);
     const massIn = (from: number, to: number): number => {
       let m = 0;
       for (let x = Math.max(0, from) * M; x < Math.min(to, n) * M; x++) m += nu[x];

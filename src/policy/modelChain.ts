@@ -1,5 +1,6 @@
 import { modelBand, type CompiledModel } from '../model/compile.js';
 import { BandChain, solveChain, type ChainFactor } from './chain.js';
+import { hasGeometricLaws, solveGeometric } from './geometricChain.js';
 
 /** A reference state at least this likely relative to the mode keeps the values accurate. */
 const LIKELY = 1e-2;
@@ -13,8 +14,8 @@ export interface ModelEvaluation {
   readonly values: Float64Array;
   /** Most likely flat state under the policy: the reference to use for the next evaluation. */
   readonly mode: number;
-  /** What the evaluation of a next policy on the same model can take over (see `previous`): the chain and its factor. */
-  readonly reusable: { readonly model: CompiledModel; readonly policy: Int32Array; readonly chain: BandChain; readonly factor: ChainFactor };
+  /** What the evaluation of a next policy on the same model can take over (see `previous`): the chain and its factor (none after the geometric reduction). */
+  readonly reusable?: { readonly model: CompiledModel; readonly policy: Int32Array; readonly chain: BandChain; readonly factor: ChainFactor };
 }
 
 /**
@@ -29,13 +30,21 @@ export interface ModelEvaluation {
  * rows (chain.ts: the same result to the last bit). Policy iteration mostly changes the
  * actions at short queues, and eliminates from the top down: the long stretch above the
  * highest change is not eliminated again. `previous` is used up.
+ *
+ * One phase with geometric count laws (exponential service): the chain is reduced without its
+ * band instead (geometricChain.ts, docs/model.md §3.5), so fast that nothing is reused.
  */
 export function evaluateOnModel(model: CompiledModel, policy: Int32Array, ref?: number, previous?: ModelEvaluation, signal?: AbortSignal): ModelEvaluation {
+  if (hasGeometricLaws(model, policy)) {
+    // Geometric count laws: the same chain reduced without its band (geometricChain.ts).
+    const ev = evaluateGeometric(model, policy, ref ?? 0, signal);
+    if (ev) return ev;
+  }
   const n = (model.S + 1) * model.M;
   const { lo, hi } = modelBand(model);
   // The previous chain is rewritten where the actions differ ([bottom, top)), or a new one built.
   const shared = sharedWith(previous, model, policy);
-  const ch = previous && shared ? previous.reusable.chain : modelBandChain(model, n, lo, hi);
+  const ch = shared ? previous!.reusable!.chain : modelBandChain(model, n, lo, hi);
   const from = shared?.bottom ?? 0;
   const to = Math.max(from, shared?.top ?? n);
   ch.a.fill(0, from * ch.width, to * ch.width);
@@ -52,6 +61,21 @@ export function evaluateOnModel(model: CompiledModel, policy: Int32Array, ref?: 
   const h0 = h[0];
   for (let x = 0; x < n; x++) h[x] -= h0;
   return { gain: sol.gain, values: h, mode: sol.mode, reusable: { model, policy: policy.slice(), chain: ch, factor: sol.factor } };
+}
+
+/**
+ * The geometric reduction with the reference rule above (from the hint, again from the mode if
+ * the hint is rare); undefined where a pivot is not positive (the banded reduction then decides).
+ */
+function evaluateGeometric(model: CompiledModel, policy: Int32Array, hint: number, signal?: AbortSignal): ModelEvaluation | undefined {
+  const ref = Math.min(Math.max(hint, 0), model.S);
+  let sol = solveGeometric(model, policy, ref, REFINE_ROUNDS, signal);
+  if (sol && !(sol.stationary[ref] >= LIKELY * sol.stationary[sol.mode])) sol = solveGeometric(model, policy, sol.mode, REFINE_ROUNDS, signal);
+  if (!sol) return undefined;
+  const h = sol.values;
+  const h0 = h[0];
+  for (let x = 0; x < h.length; x++) h[x] -= h0;
+  return { gain: sol.gain, values: h, mode: sol.mode };
 }
 
 /** A new chain for the model, its arrival-count laws copied into the chain's memory (for writeRow's kernel). */
@@ -99,12 +123,13 @@ function writeRow(model: CompiledModel, ch: BandChain, x: number, act: number): 
 
 /** The rows a previous evaluation on the same model shares with this policy's chain: those of the states with the same action. */
 function sharedWith(previous: ModelEvaluation | undefined, model: CompiledModel, policy: Int32Array) {
-  if (!previous || previous.reusable.model !== model) return undefined;
-  const old = previous.reusable.policy;
+  const reusable = previous?.reusable;
+  if (!reusable || reusable.model !== model) return undefined;
+  const old = reusable.policy;
   let bottom = 0;
   while (bottom < policy.length && old[bottom] === policy[bottom]) bottom++;
   let top = policy.length;
   while (top > bottom && old[top - 1] === policy[top - 1]) top--;
   // The same policy: every row is shared.
-  return { from: previous.reusable.factor, bottom, top: bottom === policy.length ? 0 : top };
+  return { from: reusable.factor, bottom, top: bottom === policy.length ? 0 : top };
 }

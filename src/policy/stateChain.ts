@@ -45,19 +45,37 @@ export function buildStateChain(
   p: ModelParams,
   proc: MmppProcess,
   table: ArrivalTable,
-  shape: { readonly levels: number; readonly modes: number; readonly loLevels: number; readonly hiLevels: number },
+  shape: ChainShape,
   branches: Branches,
 ): StateChain {
+  const K = proc.phases * shape.modes; // indices per level
+  // The laws go into the chain's memory, where the kernel adding them to the band reads them.
+  const ch = new BandChain(shape.levels * K, (shape.loLevels + 1) * K - 1, (shape.hiLevels + 1) * K - 1, K, table.probs.length);
+  ch.memory.extra.set(table.probs);
+  return { chain: ch, sums: writeStates(p, proc, table, shape, branches, ch) };
+}
+
+/** Only the per-state sums of the chain buildStateChain builds, without its band (for a reduction that reads the laws themselves: geometricChain.ts). */
+export function stateSums(p: ModelParams, proc: MmppProcess, table: ArrivalTable, shape: ChainShape, branches: Branches): StateSums {
+  return writeStates(p, proc, table, shape, branches, undefined);
+}
+
+export interface ChainShape {
+  readonly levels: number;
+  readonly modes: number;
+  readonly loLevels: number;
+  readonly hiLevels: number;
+}
+
+/** The sums of every state, and its row, reward and time into `ch` when given. */
+function writeStates(p: ModelParams, proc: MmppProcess, table: ArrivalTable, shape: ChainShape, branches: Branches, ch: BandChain | undefined): StateSums {
   const M = proc.phases;
   const Q = proc.generator;
   const { levels, modes } = shape;
-  const K = M * modes; // indices per level
-  const n = levels * K;
-  // The laws go into the chain's memory, where the kernel adding them to the band reads them.
-  const ch = new BandChain(n, (shape.loLevels + 1) * K - 1, (shape.hiLevels + 1) * K - 1, K, table.probs.length);
-  const { a: band, width: W, lo } = ch;
-  const { kernels, at, extra } = ch.memory;
-  extra.set(table.probs);
+  const n = levels * M * modes;
+  const band = ch?.a;
+  const W = ch?.width ?? 0;
+  const lo = ch?.lo ?? 0;
   const H = new Float64Array(n);
   const Y = new Float64Array(n);
   const E = new Float64Array(n);
@@ -80,17 +98,21 @@ export function buildStateChain(
             const rate = proc.rates[j];
             const leave = rate - Q[j * M + j];
             const y = epochSojourn(p, proc, 0, j);
-            if (rate > 0) band[row + (Math.min(s + 1, top) * M + j) * modes + mode] += (prob * rate) / leave;
-            for (let jj = 0; jj < M; jj++) if (jj !== j) band[row + (s * M + jj) * modes + mode] += (prob * Q[j * M + jj]) / leave;
+            if (band) {
+              if (rate > 0) band[row + (Math.min(s + 1, top) * M + j) * modes + mode] += (prob * rate) / leave;
+              for (let jj = 0; jj < M; jj++) if (jj !== j) band[row + (s * M + jj) * modes + mode] += (prob * Q[j * M + jj]) / leave;
+            }
             H[i] += prob * s * y;
             Y[i] += prob * y;
             E[i] += prob * p.idlePower * y;
             continue;
           }
-          const L = table.length[a];
-          const base = table.start[a] + j * L * M;
-          // Count k to level min(s − a + offset + k, top), in the order of k.
-          kernels.addServeLaw(at.a, row, at.extra, base, L, M, s - a + table.offset[a], top, modes, mode, prob);
+          if (ch) {
+            const L = table.length[a];
+            const base = table.start[a] + j * L * M;
+            // Count k to level min(s − a + offset + k, top), in the order of k.
+            ch.memory.kernels.addServeLaw(ch.memory.at.a, row, ch.memory.at.extra, base, L, M, s - a + table.offset[a], top, modes, mode, prob);
+          }
           const l = epochSojourn(p, proc, a, j);
           H[i] += prob * (s * l + proc.meanRate * table.hold[a * M + j]);
           Y[i] += prob * l;
@@ -100,13 +122,16 @@ export function buildStateChain(
           batches[i] += prob;
         }
         // Only the stationary law is read; a reward is still needed by the reduction.
-        ch.time[i] = Y[i];
-        ch.reward[i] = H[i];
+        if (ch) {
+          ch.time[i] = Y[i];
+          ch.reward[i] = H[i];
+        }
       }
     }
   }
-  return { chain: ch, sums: { H, Y, E, busy, served, batches } };
+  return { H, Y, E, busy, served, batches };
 }
+
 
 /** Long-run figures of a stationary law over a state chain: ratios of the averages of its sums. */
 export function chainFigures(p: ModelParams, proc: MmppProcess, sums: StateSums, nu: Float64Array) {
