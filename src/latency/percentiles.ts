@@ -54,7 +54,13 @@ export function quantile(law: ResponseTimeLaw, p: number, from: number, tol = 1e
     let next = v.f > 0 && v.F < 1 ? t + (Math.log1p(-v.F) - Math.log1p(-p)) * ((1 - v.F) / v.f) : NaN;
     // Converged to within the tolerance: one point just across the root closes the bracket
     // (stepping to the root itself again only lands on the same side).
-    if (Math.abs(next - t) <= (tol * t) / 4) next = v.F >= p ? t * (1 - tol / 2) : t * (1 + tol / 2);
+    // The step across is a few times Newton's last one (its error is far smaller: quadratic), so the
+    // bracket, and with it the stated accuracy, is as narrow as the convergence, not the tolerance.
+    const step = Math.abs(next - t);
+    if (step <= (tol * t) / 4) {
+      const across = Math.min((tol * t) / 2, Math.max(4 * step, 32 * Number.EPSILON * t));
+      next = v.F >= p ? t - across : t + across;
+    }
     if (!Number.isFinite(hi)) {
       // no upper end yet: Newton's step, at most doubling
       if (!(next > t)) next = 2 * t;
