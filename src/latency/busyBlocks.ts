@@ -1,6 +1,6 @@
 import { LimitError } from '../model/errors.js';
 import type { Continuation } from './continuation.js';
-import { antiderivative, chebyshevMatrix, interpolate } from './chebyshev.js';
+import { antiderivative, chebIntegral, chebyshevMatrix, interpolate } from './chebyshev.js';
 import { gaussLegendre } from './gauss.js';
 import { poissonRow } from './poisson.js';
 
@@ -238,14 +238,8 @@ export function busyBlock(cont: Continuation, W: number, lambda: number, L0: num
   return block;
 }
 
-
 /** rhoW of the terms without waits: every key keeps one shape, so the evaluation loop stays monomorphic. */
 const NO_VALUES = new Float64Array(0);
-
-/** ∫₋₁¹ T_i(z) dz. */
-function chebIntegral(i: number): number {
-  return i % 2 === 1 ? 0 : 2 / (1 - i * i);
-}
 
 /** One dense index over (shift, waits) per continuation, shared by its blocks (reset after each). */
 const slotCache = new WeakMap<Continuation, { readonly waits: number; readonly index: Int32Array }>();

@@ -31,6 +31,11 @@ export function antiderivative(a: Float64Array): Float64Array {
   return b;
 }
 
+/** ∫₋₁¹ T_i(z) dz: 2/(1 − i²) for even i, 0 for odd. */
+export function chebIntegral(i: number): number {
+  return i % 2 === 1 ? 0 : 2 / (1 - i * i);
+}
+
 /** Σ a_i T_i(z) by Clenshaw's recurrence. */
 export function clenshaw(a: Float64Array, z: number): number {
   let b1 = 0;

@@ -134,7 +134,6 @@ export function continuation(model: CompiledModel, policy: Policy, kMax: number,
         touched.length = 0;
         const off = model.pmfOffset[a];
         const st = model.pmfStart[a];
-        const len = model.pmfLength[a];
         const row = (k - a) * W;
         let keys = rowKeys.get(a);
         // the row's states were written from m = mCap down to 0: one contiguous range
@@ -158,13 +157,13 @@ export function continuation(model: CompiledModel, policy: Policy, kMax: number,
           rowKeys.set(a, keys);
         }
         let capMass = 1;
-        for (let q = 0; q <= len; q++) {
+        const below = belowCap(model, a, m, mCap);
+        for (let q = 0; q <= below; q++) {
           // the last pass takes every K that reaches mCap, with the mass left
-          const K = off + q;
-          const toCap = q === len || m + K >= mCap;
+          const toCap = q === below;
           const p = toCap ? capMass : model.pmf[st + q];
           if (!toCap) capMass -= p;
-          const src = toCap ? row + mCap : row + m + K;
+          const src = toCap ? row + mCap : row + m + off + q;
           if (p > 0) {
             for (let t = start[src]; t < end[src]; t++) {
               const key = keys[t - base];
@@ -225,10 +224,10 @@ export function reachOf(model: CompiledModel, policy: Policy, entry: Float64Arra
       if (a > k) continue; // the request's own batch: the time ends there
       const off = model.pmfOffset[a];
       const st = model.pmfStart[a];
-      const len = model.pmfLength[a];
+      const below = belowCap(model, a, m, mCap);
       const row = (k - a) * W;
       let rest = 1;
-      for (let q = 0; q < len && m + off + q < mCap; q++) {
+      for (let q = 0; q < below; q++) {
         const p = model.pmf[st + q];
         om[row + m + off + q] += x * p;
         rest -= p;
@@ -237,4 +236,13 @@ export function reachOf(model: CompiledModel, policy: Policy, entry: Float64Arra
     }
   }
   return om;
+}
+
+/**
+ * How many counts K of a batch of a, from m behind, land below mCap: the first pmf entries, while
+ * m + K < mCap. Every larger K (and the law's truncated tail) is lumped into mCap, in the
+ * mixtures and in their reach alike.
+ */
+function belowCap(model: CompiledModel, a: number, m: number, mCap: number): number {
+  return Math.max(0, Math.min(model.pmfLength[a], mCap - m - model.pmfOffset[a]));
 }

@@ -7,24 +7,9 @@ import { busyBlock, rowLength, settled, SETTLED, SKIP, type BusyBlock } from './
 import { blockValue } from './busyValue.js';
 import { behindCap } from './clamp.js';
 import { continuation, reachOf, WAIT_RADIX } from './continuation.js';
-import { poissonRow } from './poisson.js';
 import type { ResponseTimeLaw } from './law.js';
-import { erlangCdf, erlangPdf } from './poisson.js';
+import { erlangCdf, erlangPdf, poissonRow } from './poisson.js';
 
-/**
- * P(R ≤ t) under deterministic service and Poisson arrivals (docs/model.md §9) in closed form up to
- * one smooth one-dimensional integral per term:
- *   R = (time left of the batch it arrives during, if any) + D + Erlang(n, λ),
- * with (D, n) from the exact mixture of continuation.ts. By PASTA an arrival finds
- *   - the server idle at level s (share ν(s)/(λ·Y), Y = Σν·y): it is the next epoch, with k = s ahead;
- *   - a batch of b0 in service, started at level s' (r0 = s' − b0 left waiting), at elapsed time x,
- *     uniform over the batch (density ν(s')/Y per unit time), having i1 ~ Poisson(λx) arrivals
- *     ahead of it and then j ~ Poisson(λ(l(b0) − x)) behind it before the batch ends.
- * The second kind contributes ∫₀^{l(b0)} ρ(x)·G_n(t − D − l(b0) + x) dx per term, where ρ(x) sums
- * ν(s')/Y·Pois(i1; λx)·Pois(j; λ(l(b0) − x))·c over the (s', i1, j) reaching that term: an entire
- * function of x, held by its values at Chebyshev points (interpolated barycentrically) and integrated
- * by Gauss–Legendre from the kink x = l(b0) + D − t on, where the integrand is smooth.
- */
 /**
  * A term or an (ahead, behind, term) contribution that moves P(R ≤ t) by less than this is left
  * out (its size summed into the stated error): it weighs the term by how many arrivals reach it.
@@ -69,6 +54,20 @@ function entryShares(model: CompiledModel, policy: Policy, nu: Float64Array, Y: 
   return out;
 }
 
+/**
+ * P(R ≤ t) under deterministic service and Poisson arrivals (docs/model.md §9) in closed form up to
+ * one smooth one-dimensional integral per term:
+ *   R = (time left of the batch it arrives during, if any) + D + Erlang(n, λ),
+ * with (D, n) from the exact mixture of continuation.ts. By PASTA an arrival finds
+ *   - the server idle at level s (share ν(s)/(λ·Y), Y = Σν·y): it is the next epoch, with k = s ahead;
+ *   - a batch of b0 in service, started at level s' (r0 = s' − b0 left waiting), at elapsed time x,
+ *     uniform over the batch (density ν(s')/Y per unit time), having i1 ~ Poisson(λx) arrivals
+ *     ahead of it and then j ~ Poisson(λ(l(b0) − x)) behind it before the batch ends.
+ * The second kind contributes ∫₀^{l(b0)} ρ(x)·G_n(t − D − l(b0) + x) dx per term, where ρ(x) sums
+ * ν(s')/Y·Pois(i1; λx)·Pois(j; λ(l(b0) − x))·c over the (s', i1, j) reaching that term: an entire
+ * function of x, held by its values at Chebyshev points (interpolated barycentrically) and integrated
+ * by Gauss–Legendre from the kink x = l(b0) + D − t on, where the integrand is smooth.
+ */
 export function deterministicLaw(model: CompiledModel, policy: Policy, ev: DetailedEvaluation, prune = PRUNE): ResponseTimeLaw {
   if (model.M !== 1) throw new LimitError('arrivalProcess', 'the deterministic-service distribution is for Poisson arrivals');
   if (!isDeterministicLaw(model.params.distribution, model.params.cv)) throw new LimitError('serviceTime.distribution', 'this method is for deterministic service');

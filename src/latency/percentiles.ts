@@ -53,9 +53,9 @@ export function quantile(law: ResponseTimeLaw, p: number, from: number, tol = 1e
     // (plain Newton from below crawls there: F is concave, its tangent undershoots).
     let next = v.f > 0 && v.F < 1 ? t + (Math.log1p(-v.F) - Math.log1p(-p)) * ((1 - v.F) / v.f) : NaN;
     // Converged to within the tolerance: one point just across the root closes the bracket
-    // (stepping to the root itself again only lands on the same side).
-    // The step across is a few times Newton's last one (its error is far smaller: quadratic), so the
-    // bracket, and with it the stated accuracy, is as narrow as the convergence, not the tolerance.
+    // (stepping to the root itself again only lands on the same side). It is a few times Newton's
+    // last step away (whose error is far smaller: quadratic), so the bracket, and with it the stated
+    // accuracy, is as narrow as the convergence, not the tolerance.
     const step = Math.abs(next - t);
     if (step <= (tol * t) / 4) {
       const across = Math.min((tol * t) / 2, Math.max(4 * step, 32 * Number.EPSILON * t));
