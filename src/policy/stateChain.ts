@@ -132,7 +132,6 @@ function writeStates(p: ModelParams, proc: MmppProcess, table: ArrivalTable, sha
   return { H, Y, E, busy, served, batches };
 }
 
-
 /** Long-run figures of a stationary law over a state chain: ratios of the averages of its sums. */
 export function chainFigures(p: ModelParams, proc: MmppProcess, sums: StateSums, nu: Float64Array) {
   let h = 0;
