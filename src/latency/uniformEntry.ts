@@ -13,8 +13,9 @@ import { actionAt } from '../policy/policy.js';
  *     since its start, phase j), and the expected time spent there is
  *     [(μ_b I − D0)^{-1}(D1 (μ_b I − D0)^{-1})^{i1}]_{j'j} (for Poisson (1/(λ+μ))(λ/(λ+μ))^{i1}).
  *     The arrival finds the batch of b in service with k = s' − b + i1 waiting ahead of it.
- * Points below `minMass` are dropped, and so is the tail of each i1-series past the terms kept:
- * both are counted in `dropped`, the latter as the exact total of the series, x·(μ_b I − Q)^{-1}·λ/λ̄,
+ * The masses landing on one point (k, j, serving) are summed; points below `minMass` are then
+ * dropped, and so is the tail of each i1-series past the terms kept: both are counted in
+ * `dropped`, the latter as the exact total of the series, x·(μ_b I − Q)^{-1}·λ/λ̄,
  * minus what was kept.
  */
 export interface EntryPoint {
@@ -46,18 +47,18 @@ export function uniformEntry(model: CompiledModel, policy: Policy, nu: Float64Ar
   const lbar = proc.meanRate;
   let Y = 0;
   for (let s = 0; s < levels; s++) for (let j = 0; j < M; j++) Y += nu[s * M + j] * epochSojourn(p, proc, actionAt(policy, s, j), j);
-  const points: EntryPoint[] = [];
-  let kept = 0;
-  let dropped = 0;
-  let maxAhead = 0;
+  // Masses summed per (k, serving, j) before any is kept or dropped: the series of many levels land
+  // on the same points (near capacity millions of terms on some ten thousand points).
+  const width = (model.B + 1) * M;
+  let acc = new Float64Array(Math.max(levels, 1) * width);
   const add = (k: number, j: number, serving: number, mass: number): void => {
-    if (mass < minMass) {
-      dropped += mass;
-      return;
+    const at = k * width + serving * M + j;
+    if (at >= acc.length) {
+      const grown = new Float64Array(Math.max(2 * acc.length, at + width));
+      grown.set(acc);
+      acc = grown;
     }
-    points.push({ k, j, serving, mass });
-    kept += mass;
-    maxAhead = Math.max(maxAhead, k);
+    acc[at] += mass;
   };
   for (let s = 0; s < levels; s++) {
     for (let j = 0; j < M; j++) {
@@ -65,40 +66,75 @@ export function uniformEntry(model: CompiledModel, policy: Policy, nu: Float64Ar
       add(s, j, 0, (nu[s * M + j] * epochSojourn(p, proc, 0, j) * lam[j]) / (Y * lbar));
     }
   }
-  const kernels = new Map<number, BatchKernel>();
+  // The series of every level that serves b, summed: with x_b(s) = ν(s, ·)/Y where s serves b,
+  // the arrivals finding k ahead during a batch of b weigh w_k = w_{k−1}·step + x_b(k + b)·first,
+  // one pass over k for each b rather than one series per level (O(levels) instead of
+  // O(levels × series length), which near capacity is thousands).
+  let seriesLost = 0;
+  const act = new Int32Array(levels * M);
+  const first = new Int32Array(model.B + 1).fill(-1);
+  const last = new Int32Array(model.B + 1).fill(-1);
+  for (let s = 1; s < levels; s++) {
+    for (let j = 0; j < M; j++) {
+      const b = (act[s * M + j] = actionAt(policy, s, j));
+      if (b === 0) continue;
+      if (first[b] < 0) first[b] = s;
+      last[b] = s;
+    }
+  }
   const x = new Float64Array(M);
   const v = new Float64Array(M);
   const w = new Float64Array(M);
-  for (let s = 1; s < levels; s++) {
-    // Each batch size served at level s (per phase it may differ) is one series from r0 = s − b.
-    for (let b = 1; b <= Math.min(s, model.B); b++) {
-      let any = false;
+  const u = new Float64Array(M);
+  for (let b = 1; b <= model.B; b++) {
+    if (first[b] < 0) continue;
+    const K = batchKernel(model, b);
+    let total = 0;
+    let series = 0;
+    v.fill(0);
+    for (let k = first[b] - b; ; k++) {
+      const s = k + b;
+      const sources = s <= last[b];
+      if (sources) {
+        for (let j = 0; j < M; j++) x[j] = act[s * M + j] === b ? nu[s * M + j] / Y : 0;
+        vecMat(x, K.total, u, M);
+        for (let j = 0; j < M; j++) total += (u[j] * lam[j]) / lbar;
+        vecMat(x, K.first, u, M);
+      }
+      vecMat(v, K.step, w, M);
+      let term = 0;
       for (let j = 0; j < M; j++) {
-        x[j] = actionAt(policy, s, j) === b ? nu[s * M + j] / Y : 0;
-        any ||= x[j] > 0;
+        v[j] = w[j] + (sources ? u[j] : 0);
+        const m = (v[j] * lam[j]) / lbar;
+        term += m;
+        if (m > 0) add(k, j, b, m);
       }
-      if (!any) continue;
-      let K = kernels.get(b);
-      if (!K) kernels.set(b, (K = batchKernel(model, b)));
-      let total = 0;
-      vecMat(x, K.total, w, M);
-      for (let j = 0; j < M; j++) total += (w[j] * lam[j]) / lbar;
-      vecMat(x, K.first, v, M);
-      let series = 0;
-      for (let i1 = 0; ; i1++) {
-        let term = 0;
-        for (let j = 0; j < M; j++) {
-          const m = (v[j] * lam[j]) / lbar;
-          term += m;
-          add(s - b + i1, j, b, m);
-        }
-        series += term;
-        if (term < SERIES_STOP && i1 > 0) break;
-        vecMat(v, K.step, w, M);
-        v.set(w);
-      }
-      dropped += Math.max(0, total - series);
+      series += term;
+      if (!sources && term < SERIES_STOP) break;
     }
+    seriesLost += Math.max(0, total - series);
+  }
+  return collect(acc, width, M, minMass, seriesLost);
+}
+
+/** The points of the summed masses: those below minMass are dropped (and counted). */
+function collect(acc: Float64Array, width: number, M: number, minMass: number, seriesLost: number): UniformEntry {
+  const points: EntryPoint[] = [];
+  let kept = 0;
+  let dropped = seriesLost;
+  let maxAhead = 0;
+  for (let at = 0; at < acc.length; at++) {
+    const mass = acc[at];
+    if (mass === 0) continue;
+    if (mass < minMass) {
+      dropped += mass;
+      continue;
+    }
+    const k = Math.floor(at / width);
+    const rest = at - k * width;
+    points.push({ k, j: rest % M, serving: Math.floor(rest / M), mass });
+    kept += mass;
+    maxAhead = Math.max(maxAhead, k);
   }
   return { points, kept, dropped, maxAhead };
 }
