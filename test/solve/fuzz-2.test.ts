@@ -1,9 +1,10 @@
 import { expect, it } from 'vitest';
 import { fuzz } from '../helpers/fuzz.js';
+import { FUZZ_PARTS } from '../helpers/fuzzCases.js';
 
 // Part 2 of the 10,000-scenario fuzz (split so that vitest spreads it over the cores).
 it('fuzz part 2: 3,300 random scenarios, B ≤ 32, load up to 85 %', async () => {
-  const t = await fuzz(2026_11_30 + 2, 3300, { maxB: 32, rhoMax: 0.85, cvMax: 1.5 });
+  const t = await fuzz(FUZZ_PARTS.part2.seed, FUZZ_PARTS.part2.count, FUZZ_PARTS.part2.shape);
   expect(t.valid + t.refused + t.limited).toBe(3300);
   expect(t.valid).toBeGreaterThan(1500);
   expect(t.refused).toBeGreaterThan(1200);
