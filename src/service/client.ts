@@ -100,15 +100,24 @@ export class BatchwiseClient {
     this.raw.close();
   }
 
-  /** Solve with streamed progress; resolves with the final update's result. */
+  /**
+   * Solve with streamed progress; resolves with the final update's result. `onSolved` gets the
+   * certified result when the server sends it ahead of its percentiles (SolveUpdate.solved).
+   */
   async solve(
     scenario: unknown,
-    opts: CallOptions & { onProgress?: (p: SolveProgressMessage) => void; progressIntervalMs?: number; skipPercentiles?: boolean } = {},
+    opts: CallOptions & {
+      onProgress?: (p: SolveProgressMessage) => void;
+      onSolved?: (r: SolveResult) => void;
+      progressIntervalMs?: number;
+      skipPercentiles?: boolean;
+    } = {},
   ): Promise<{ result: SolveResult; cached: boolean; warmStarted: boolean; progressUpdates: number }> {
     let progressUpdates = 0;
     for await (const u of this.solveUpdates({ scenario: scenarioJsonNames(scenario), progressIntervalMs: opts.progressIntervalMs ?? 0, skipPercentiles: opts.skipPercentiles === true }, opts)) {
       if (!u.done) {
-        progressUpdates++;
+        if (u.solved) opts.onSolved?.(solveResultFromProto(u.solved));
+        else progressUpdates++;
         if (u.progress) opts.onProgress?.(u.progress);
         continue;
       }

@@ -32,6 +32,8 @@ export interface SolveUpdate {
   result?: SolveResult;
   /** A scenario with classes: the ClassesSolveResult message (convert/classes.ts). */
   classesResult?: Record<string, unknown>;
+  /** The certified result before its percentiles (one update with done = false; proto SolveUpdate.solved). */
+  solved?: SolveResult;
   cached: boolean;
   warmStarted: boolean;
 }

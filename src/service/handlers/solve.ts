@@ -12,7 +12,10 @@ import { checkModelWork, onPool, parseScenarioOffThread, type ServiceDeps } from
 
 /**
  * Solve: progress at most once per interval (the newest state each time), then exactly one
- * update with done = true and the result. Cached and shared solves skip straight to it.
+ * update with done = true and the result. Cached and shared solves skip straight to it. When the
+ * percentiles are wanted and not yet computed, the certified result goes out first (`solved`,
+ * done = false) and the percentiles are computed after it: a scheduler gets its policy at the
+ * speed of the solve, not of the percentiles (which can take tens of times longer).
  */
 export function createSolveHandler(deps: ServiceDeps): ServerStreamingHandler<SolveRequest, SolveUpdate> {
   return async function* solve(request, ctx) {
@@ -25,8 +28,10 @@ export function createSolveHandler(deps: ServiceDeps): ServerStreamingHandler<So
     ctx.facts.maxBatchSize = B;
     checkModelWork(scenario, deps, ctx, 'the solve needs');
     const interval = progressInterval(request.progressIntervalMs, deps.progressIntervalMs);
+    const percentiles = request.skipPercentiles !== true;
+    // Percentiles off in the solve itself: they follow the `solved` update (withPercentiles below).
     const stream = throttled<SolverProgress, SolveOutcome>(
-      (emit) => deps.coordinator.solve(scenario, { ...onPool(ctx), onProgress: emit, progressIntervalMs: interval, bounded: true, percentiles: request.skipPercentiles !== true }),
+      (emit) => deps.coordinator.solveCertified(scenario, { ...onPool(ctx), onProgress: emit, progressIntervalMs: interval, bounded: true, percentiles: false }),
       interval,
     );
     let updates = 0;
@@ -54,7 +59,10 @@ export function createSolveHandler(deps: ServiceDeps): ServerStreamingHandler<So
         warmStarted: o.warmStarted,
         progressUpdates: updates,
       });
-      yield { done: true, result: o.result, cached: o.cached, warmStarted: o.warmStarted };
+      const pending = percentiles && o.result.latency === undefined && o.result.latencyUnavailable === undefined;
+      if (pending) yield { done: false, solved: o.result, cached: o.cached, warmStarted: o.warmStarted };
+      const result = await deps.coordinator.withPercentiles(scenario, o.result, o.warmStart.policy, { ...onPool(ctx), percentiles });
+      yield { done: true, result, cached: o.cached, warmStarted: o.warmStarted };
     }
   };
 }

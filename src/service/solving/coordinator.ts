@@ -87,20 +87,26 @@ export class SolveCoordinator {
   }
 
   async solve(scenario: ValidatedScenario, opts: CoordinatedSolveOptions): Promise<SolveOutcome> {
+    const out = await this.solveCertified(scenario, opts);
+    return { ...out, result: await this.withPercentiles(scenario, out.result, out.warmStart.policy, opts) };
+  }
+
+  /**
+   * The certified result as the cache or the solve has it: with the percentiles when a cached
+   * entry or the solve (asked with `percentiles`) already computed them, else without. Solve
+   * streams this before it waits for withPercentiles (src/service/handlers/solve.ts).
+   */
+  async solveCertified(scenario: ValidatedScenario, opts: CoordinatedSolveOptions): Promise<SolveOutcome> {
     const key = canonicalKey(scenario);
     const hit = this.cache.get(key);
     this.events.onCache(hit !== undefined);
-    if (hit) {
-      const result = await this.withPercentiles(scenario, hit.result, hit.warmStart.policy, opts, key);
-      return { result, warmStart: hit.warmStart, cached: true, shared: false, warmStarted: false };
-    }
+    if (hit) return { result: hit.result, warmStart: hit.warmStart, cached: true, shared: false, warmStarted: false };
 
     let flight = this.flights.get(key);
     const shared = flight !== undefined && !flight.controller.signal.aborted;
     if (shared) this.events.onShared();
     else flight = this.start(key, scenario, opts);
-    const out = await this.follow(flight!, opts, shared);
-    return { ...out, result: await this.withPercentiles(scenario, out.result, out.warmStart.policy, opts, key) };
+    return this.follow(flight!, opts, shared);
   }
 
   /**
