@@ -32,17 +32,30 @@ export async function policyIteration(model: CompiledModel, opts: SolveOptions):
   // long arrival-count laws near S). Solve the truncation that keeps every row stochastic
   // instead, overflow lumped at S: policy iteration on it cannot cycle, and the tail check
   // of the caller still decides whether S is large enough.
-  const lumped = await iterate(lumpOverflowAtS(model), { ...opts, warmStart: undefined });
-  if (lumped === ILL_CONDITIONED) {
-    // Seen only where power outweighs latency by orders of magnitude: nearly every policy then
-    // costs the same and the policies' chains are nearly reducible.
-    throw new LimitError(
-      'objective',
-      'the policies of this objective are too close to degenerate for exact evaluation in f64 (typically power outweighing latency by orders of magnitude): raise latencyWeight or lower powerWeight',
-    );
-  }
-  return { ...lumped, method: `${lumped.method} (overflow lumped at S)` };
+  const stochastic = lumpOverflowAtS(model);
+  const lumped = await iterate(stochastic, { ...opts, warmStart: undefined });
+  if (lumped !== ILL_CONDITIONED) return { ...lumped, method: `${lumped.method} (overflow lumped at S)` };
+  // Seen where power outweighs latency by orders of magnitude: nearly every policy then costs the
+  // same, the policies' chains are nearly reducible and their relative values lose their digits.
+  // Value iteration needs no exact evaluation: on the stochastic truncation its Odoni bounds
+  // close monotonically, and they certify g* whatever the conditioning of the chains.
+  const perSweep = (model.S + 1) * model.M * model.B;
+  const sweeps = opts.maxIterations > 0 ? opts.maxIterations : Math.max(1000, Math.min(DEGENERATE_RVI_SWEEPS, Math.floor(DEGENERATE_RVI_WORK / perSweep)));
+  const rvi = await relativeValueIteration(stochastic, { ...opts, warmStart: undefined, maxIterations: sweeps });
+  if (rvi.stopReason === 'converged') return { ...rvi, method: `${rvi.method} (overflow lumped at S; policy iteration lost its digits)` };
+  throw new LimitError(
+    'objective',
+    `the policies of this objective are too close to degenerate for exact evaluation in f64 (typically power outweighing latency by orders of magnitude), and value iteration left a relative interval of ${((rvi.upper - rvi.lower) / Math.abs(rvi.lower)).toExponential(2)} after ${rvi.iterations} sweeps (tolerance ${opts.tolerance}): raise latencyWeight or lower powerWeight`,
+  );
 }
+
+/**
+ * Sweeps of the value-iteration fallback for objectives policy iteration cannot evaluate: at most
+ * this many, and at most DEGENERATE_RVI_WORK state-actions in all (seconds at worst), at least
+ * 1,000; a solve's maxIterations overrides both.
+ */
+const DEGENERATE_RVI_SWEEPS = 200_000;
+const DEGENERATE_RVI_WORK = 2e9;
 
 /** Marks a run whose evaluations stopped being trustworthy. */
 const ILL_CONDITIONED = Symbol('ill-conditioned');
