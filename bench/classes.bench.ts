@@ -8,6 +8,7 @@ import { classesOperator, sweepWork } from '../src/model/classes/bellman.js';
 import { compileClasses } from '../src/model/classes/compile.js';
 import { validateClassesScenario } from '../src/model/classes/validate.js';
 import { valueIterate } from '../src/solve/cpu/rvi.js';
+import os from 'node:os';
 import { fmt, median } from './stats.js';
 import type { BenchContext, BenchSection } from './types.js';
 
@@ -46,6 +47,7 @@ export default async function run(ctx: BenchContext): Promise<BenchSection> {
   const width = (out.upper - out.lower) / Math.abs(out.lower);
   return {
     name: 'classes',
+    machineNote: `Load average ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} (1 / 5 / 15 min) at the end of the run.`,
     rows: [
       {
         model: `2 classes, S = (${S}, ${S})`,
@@ -64,7 +66,7 @@ export default async function run(ctx: BenchContext): Promise<BenchSection> {
     ],
     notes: [
       'One thread, f64, the joint Bellman step of src/model/classes/bellman.ts on the one RVI loop (valueIterate); the certified interval is the Odoni bounds of the last sweep.',
-      'Sweep work = Σ over states of the nonzero joint-kernel entries of every allowed serve (the multiply-adds of the serve sums).',
+      'Sweep work = the multiplications of the serve sums (sweepWork): a kernel’s entries at every state where its serve is allowed, or for a product kernel (deterministic service, as here) its per-axis terms (docs/model.md §10). The previous build summed every joint entry, 93,480,667 per sweep on this model (796 ms a sweep, 757 s the RVI, section of 2026-12-01).',
     ],
   };
 }

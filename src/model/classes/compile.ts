@@ -55,6 +55,13 @@ export interface ClassesModel {
   readonly probs: Float64Array;
   /** Nonzero kernel entries per action (the multiply-adds of one serve value). */
   readonly work: Int32Array;
+  /**
+   * Actions whose kernel is a product (deterministic service, kernel.ts): 1 in `separable`, and
+   * factor x of action a at factorProbs[factorStart[a·C + x] … factorStart[a·C + x + 1]).
+   */
+  readonly separable: Uint8Array;
+  readonly factorStart: Int32Array;
+  readonly factorProbs: Float64Array;
 }
 
 /** The first action index of each class: 1, 1 + B_1, 1 + B_1 + B_2, … */
@@ -155,5 +162,22 @@ function kernelRows(kernels: { c: number; b: number; kern: ReturnType<typeof joi
     }
     rowStart[a + 1] = offs.length;
   });
-  return { shift, rowStart, rowOffset: Int32Array.from(offs), rowLength: Int32Array.from(lens), rowValue: Int32Array.from(vals), rowCoord: Int32Array.from(coords), probs: Float64Array.from(probs), work };
+  return { shift, rowStart, rowOffset: Int32Array.from(offs), rowLength: Int32Array.from(lens), rowValue: Int32Array.from(vals), rowCoord: Int32Array.from(coords), probs: Float64Array.from(probs), work, ...factorsOf(kernels, C, A) };
+}
+
+/** The product kernels' factors, flat (ClassesModel.separable, factorStart, factorProbs). */
+function factorsOf(kernels: { kern: ReturnType<typeof jointKernel> }[], C: number, A: number) {
+  const separable = new Uint8Array(A);
+  const factorStart = new Int32Array(A * C + 1);
+  const flat: number[] = [];
+  for (let a = 0; a < A; a++) {
+    const factors = a > 0 ? kernels[a - 1].kern.factors : undefined;
+    if (factors) separable[a] = 1;
+    for (let x = 0; x < C; x++) {
+      factorStart[a * C + x] = flat.length;
+      if (factors) for (const p of factors[x]) flat.push(p);
+    }
+  }
+  factorStart[A * C] = flat.length;
+  return { separable, factorStart, factorProbs: Float64Array.from(flat) };
 }

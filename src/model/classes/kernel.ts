@@ -20,9 +20,12 @@ export interface JointKernel {
   readonly lo: Int32Array;
   readonly len: Int32Array;
   readonly probs: Float64Array;
+  /** Deterministic service: the counts are independent and probs is the product of these (factors[x] over len[x]). */
+  readonly factors?: readonly Float64Array[];
 }
 
 export function jointKernel(classes: readonly ClassParams[], c: number, b: number): JointKernel {
+  if (classes[c].distribution === 'DETERMINISTIC') return productKernel(classes, c, b);
   const C = classes.length;
   const served = classes[c];
   const rate = classes.reduce((s, k) => s + k.arrivalRate, 0);
@@ -90,4 +93,27 @@ function trimmed(full: Float64Array, C: number, side: number): JointKernel {
     probs[at] += p;
   }
   return { lo, len, probs };
+}
+
+/**
+ * Deterministic T = l: the counts are independent Poisson(λ_x·l), each cut as the single-class law
+ * (arrivals.ts, tails below 1e-15 kept on the boundary atoms), and the joint law is their product,
+ * kept as its factors too: the Bellman step then sums one axis at a time (bellman.ts).
+ */
+function productKernel(classes: readonly ClassParams[], c: number, b: number): JointKernel {
+  const l = classes[c].meanService[b];
+  const m2 = classes[c].secondMoment[b];
+  const laws = classes.map((k) => arrivalPmf('DETERMINISTIC', k.arrivalRate, l, m2, 0));
+  const lo = Int32Array.from(laws, (f) => f.offset);
+  const len = Int32Array.from(laws, (f) => f.probs.length);
+  let size = 1;
+  for (const f of laws) size *= f.probs.length;
+  if (size > 50_000_000) throw new LimitError('classes', `the joint arrival law of ${classes[c].name} at b = ${b} needs ${size} entries, over 50000000`);
+  let probs = Float64Array.of(1);
+  for (const f of laws) {
+    const next = new Float64Array(probs.length * f.probs.length);
+    for (let i = 0; i < probs.length; i++) for (let k = 0; k < f.probs.length; k++) next[i * f.probs.length + k] = probs[i] * f.probs[k];
+    probs = next;
+  }
+  return { lo, len, probs, factors: laws.map((f) => f.probs) };
 }
