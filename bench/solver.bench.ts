@@ -20,9 +20,13 @@ export function scenario(arrivalRate: number, powerWeight: number, B = 32, distr
   };
 }
 
+/** The capacity B/l(B) of the reference fit, requests/s. */
+export function capacity(B: number): number {
+  return B / (FIT.perItem * B + FIT.base);
+}
+
 /** The single-solve rows: the docs/model.md §6 cases and heavy traffic at B = 128. */
 export function singleSolveCases(): Array<{ name: string; s: Scenario; rvi: boolean }> {
-  const capacity128 = 128 / (FIT.perItem * 128 + FIT.base);
   return [
     { name: 'λ=1500 w_pow=0', s: scenario(1500, 0), rvi: true },
     { name: 'λ=1500 w_pow=1e-4', s: scenario(1500, 1e-4), rvi: true },
@@ -30,7 +34,7 @@ export function singleSolveCases(): Array<{ name: string; s: Scenario; rvi: bool
     { name: 'λ=4000 w_pow=1e-3', s: scenario(4000, 1e-3), rvi: true },
     { name: 'λ=2000 exponential', s: scenario(2000, 1e-4, 32, 'EXPONENTIAL'), rvi: true },
     { name: 'λ=2000 gamma cv=0.7', s: scenario(2000, 1e-4, 32, 'GAMMA', 0.7), rvi: true },
-    { name: 'B=128, λ = 97% of capacity', s: scenario(0.97 * capacity128, 1e-4, 128), rvi: false },
+    { name: 'B=128, λ = 97% of capacity', s: scenario(0.97 * capacity(128), 1e-4, 128), rvi: false },
   ];
 }
 
