@@ -6,12 +6,11 @@
  * fuzz's solving cost on each build. Set BATCHWISE_BENCH_BASELINE as for the "Before and after"
  * section; without it the section says so and solves nothing.
  */
-import { existsSync } from 'node:fs';
 import os from 'node:os';
-import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { solveScenario } from '../src/index.js';
 import { FUZZ_PARTS, fuzzCases } from '../test/helpers/fuzzCases.js';
+import { baselineEntry, type Run } from './beforeAfter.js';
 import { fmt } from './stats.js';
 import type { BenchContext, BenchSection } from './types.js';
 
@@ -25,16 +24,14 @@ interface Answer {
 }
 type Solve = (s: unknown) => Promise<Answer>;
 
-/** A solve's answer or its refusal, and how long it took. */
-type Outcome = { readonly ms: number } & ({ readonly answer: Answer } | { readonly refused: string });
-
-async function timed(solve: Solve, input: unknown): Promise<Outcome> {
+/** A solve's answer or its refusal, and how long it took (refusals are outcomes here, not failures). */
+async function timed(solve: Solve, input: unknown): Promise<Run<Answer>> {
   const t = performance.now();
   try {
     const answer = await solve(input);
     return { ms: performance.now() - t, answer };
   } catch (e) {
-    return { ms: performance.now() - t, refused: e instanceof Error ? e.message : String(e) };
+    return { ms: performance.now() - t, error: e instanceof Error ? e.message : String(e) };
   }
 }
 
@@ -61,11 +58,9 @@ interface Tally {
 
 export default async function run(ctx: BenchContext): Promise<BenchSection> {
   const name = 'The fuzz against the baseline: the same answers';
-  const dir = process.env.BATCHWISE_BENCH_BASELINE;
-  const entry = dir ? join(dir, 'dist', 'src', 'index.js') : undefined;
-  if (!entry || !existsSync(entry)) {
-    return { name, rows: [], notes: [`Not run: set BATCHWISE_BENCH_BASELINE to a checkout with dist/ built (${entry ?? 'unset'}).`] };
-  }
+  const where = baselineEntry();
+  if ('missing' in where) return { name, rows: [], notes: [where.missing] };
+  const { dir, entry } = where;
   const base = (await import(pathToFileURL(entry).href)) as { solveScenario: Solve };
   const before: Solve = (s) => base.solveScenario(s);
   const after: Solve = (s) => solveScenario(s, { percentiles: false }) as Promise<Answer>;
@@ -83,11 +78,11 @@ export default async function run(ctx: BenchContext): Promise<BenchSection> {
       const a = await timed(after, c.input);
       t.msBefore += b.ms;
       t.msAfter += a.ms;
-      if (!('answer' in a) || !('answer' in b)) {
-        if ('answer' in a) t.refusedBeforeOnly++;
-        else if ('answer' in b) t.refusedAfterOnly++;
+      if (!a.answer || !b.answer) {
+        if (a.answer) t.refusedBeforeOnly++;
+        else if (b.answer) t.refusedAfterOnly++;
         else t.refusedBoth++;
-        if (('answer' in a) !== ('answer' in b)) mismatches.push(`${part}: refused by one build only (${'refused' in a ? `after: ${a.refused}` : `before: ${(b as { refused: string }).refused}`}); ${c.where}`);
+        if (a.answer || b.answer) mismatches.push(`${part}: refused by one build only (${a.error ? `after: ${a.error}` : `before: ${b.error}`}); ${c.where}`);
         continue;
       }
       t.both++;
