@@ -5,7 +5,7 @@ import { ScenarioError } from '../../src/model/errors.js';
 import { RemoteError } from '../../src/service/client.js';
 import { solveClassesScenario } from '../../src/solve/classes/solveClasses.js';
 import { scenarioOf } from '../classes/support.js';
-import { autoClasses, classA as a, comparableClasses as comparable, twoClasses } from './support/classes.js';
+import { autoClasses, classA as a, classB as b, comparableClasses as comparable, twoClasses } from './support/classes.js';
 import { startHarness, type Harness } from './support/harness.js';
 
 /**
@@ -56,6 +56,23 @@ describe('Solve with classes over gRPC', () => {
     expect(comparable(remote.result)).toEqual(comparable(local));
     // A control limit of "never" would travel as 0: these are served alone from a count ≥ 1.
     expect(remote.result.policy.controlLimits.every((v) => v !== null && v >= 1)).toBe(true);
+  }, 120_000);
+
+  it('a scenario solved before comes from the classes cache, however it is spelled: cached, the same result, no progress', async () => {
+    type Spelled = { classes: Array<Record<string, unknown>>; objective: Record<string, unknown> };
+    const scenario = scenarioOf([{ ...a, rate: 140, S: 18 }, { ...b, S: 14 }], 40, 2e-4, 1e-9) as Spelled;
+    const first = await h.client().solveClasses(scenario);
+    expect(first.cached).toBe(false);
+    // proto field names for the rates: another spelling of the same scenario
+    const respelled = { ...scenario, classes: scenario.classes.map(({ arrivalRate, ...rest }) => ({ ...rest, arrival_rate: arrivalRate })) };
+    const again = await h.client().solveClasses(respelled, { progressIntervalMs: 10 });
+    expect(again.cached).toBe(true);
+    expect(again.progressUpdates).toBe(0);
+    expect(again.result).toEqual(first.result);
+    // A different weight is a different scenario.
+    const other = await h.client().solveClasses({ ...scenario, objective: { powerWeight: 3e-4 } });
+    expect(other.cached).toBe(false);
+    expect(other.result.averageCost).not.toBe(first.result.averageCost);
   }, 120_000);
 
   it('one class: the single-class solve it restates comes along', async () => {

@@ -55,14 +55,14 @@ export class CpuBatchExecutor implements BatchExecutor {
     });
   }
 
-  /** Multi-class scenarios (docs/model.md §10): the pool's classes job, as batch work (no queue bound), no warm starts yet. */
+  /** Multi-class scenarios (docs/model.md §10): the pool's classes job, as batch work (no queue bound), or the classes cache; no warm starts yet. */
   solveClasses(tasks: readonly ClassesBatchTask[], ctx: Pick<BatchContext, 'signal' | 'flow' | 'peer'>): AsyncGenerator<ClassesBatchOutcome, void, undefined> {
     return this.inLanes<ClassesBatchTask, ClassesBatchOutcome>(tasks, ctx.signal, () => ({
       solve: async (task) => ({
         classes: true,
         index: task.index,
         ok: true,
-        result: await this.coordinator.solveClasses(task.scenario, { signal: ctx.signal, bounded: false, flow: ctx.flow, peer: ctx.peer }),
+        ...(await this.coordinator.solveClasses(task.scenario, { signal: ctx.signal, bounded: false, flow: ctx.flow, peer: ctx.peer })),
       }),
       failed: (task, error) => ({ classes: true, index: task.index, ok: false, error }),
     }));

@@ -9,7 +9,7 @@ import { estimateWork } from '../solving/work.js';
 
 /**
  * One batch scenario validated (on a pool worker): a single-class scenario with its cache key
- * and estimated work, a multi-class one (docs/model.md §10: not cached, so no key; its joint
+ * and estimated work, a multi-class one (docs/model.md §10: keyed by the coordinator, which caches it; its joint
  * states are held to maxStates instead, as in Solve), or why it was refused.
  */
 export type Prepared =

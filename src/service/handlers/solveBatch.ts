@@ -29,7 +29,7 @@ interface BatchCounts {
  * entry and cached ones at once, and streams the rest as the executors finish them. Every index
  * gets exactly one ScenarioResult; only a bad request as a whole fails the stream. Scenarios
  * with classes (docs/model.md §10) are solved beside the others on the CPU pool's lanes and
- * answer with classesResult (not cached, warm-started or counted in the work bound yet). A batch
+ * answer with classesResult (from the classes cache when solved before; not warm-started or counted in the work bound yet). A batch
  * that stops early (cancel, deadline, shutdown, a lost Redis) ends with that status, never
  * OK with results missing, and its log line counts only the results actually sent.
  */
@@ -113,8 +113,9 @@ export function createSolveBatchHandler(deps: ServiceDeps): ServerStreamingHandl
           continue;
         }
         if ('classes' in o) {
-          yield { index: entry.index, parameters: entry.parameters, classesResult: classesResultToProto(o.result), cached: false, warmStarted: false };
-          record('solved', o.result.solver.totalIterations);
+          yield { index: entry.index, parameters: entry.parameters, classesResult: classesResultToProto(o.result), cached: o.cached, warmStarted: false };
+          if (o.cached) record('cached');
+          else record('solved', o.result.solver.totalIterations);
           continue;
         }
         if (!task) continue; // taskOf held it (the delete above): this only narrows the type

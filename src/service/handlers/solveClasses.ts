@@ -10,14 +10,14 @@ import { onPool, type ServiceDeps } from './deps.js';
 
 /**
  * Solve of a scenario with classes: validated (errors name `scenario.classes[i]…`), solved on
- * the pool with the joint state bound, progress at most once per interval (bounds and the box),
- * then one update with done = true and `classesResult`.
+ * the pool with the joint state bound (or answered from the classes cache), progress at most once
+ * per interval (bounds and the box), then one update with done = true and `classesResult`.
  */
 export async function* solveClassesCall(request: SolveRequest, raw: Record<string, unknown>, deps: ServiceDeps, ctx: CallContext): AsyncGenerator<SolveUpdate, void, undefined> {
   const scenario = inField('scenario.', () => parseClassesScenario(raw, deps.limits));
   ctx.facts.classes = scenario.params.classes.length;
   const interval = progressInterval(request.progressIntervalMs, deps.progressIntervalMs);
-  const stream = throttled<ClassesProgress, ClassesSolveResult>(
+  const stream = throttled<ClassesProgress, { readonly result: ClassesSolveResult; readonly cached: boolean }>(
     (emit) => deps.coordinator.solveClasses(scenario, { ...onPool(ctx), onProgress: emit, progressIntervalMs: interval }),
     interval,
   );
@@ -29,9 +29,9 @@ export async function* solveClassesCall(request: SolveRequest, raw: Record<strin
         yield { done: false, progress: classesProgressToProto(item.progress), cached: false, warmStarted: false };
         continue;
       }
-      const r = item.result;
-      Object.assign(ctx.facts, { states: r.solver.states, iterations: r.solver.totalIterations, backend: r.solver.backend, cached: false, progressUpdates: updates });
-      yield { done: true, classesResult: classesResultToProto(r), cached: false, warmStarted: false };
+      const { result: r, cached } = item.result;
+      Object.assign(ctx.facts, { states: r.solver.states, iterations: r.solver.totalIterations, backend: r.solver.backend, cached, progressUpdates: updates });
+      yield { done: true, classesResult: classesResultToProto(r), cached, warmStarted: false };
     }
   } catch (e) {
     // A box past maxStates is about the scenario too.

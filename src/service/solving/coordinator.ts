@@ -13,6 +13,12 @@ import type { ValidatedClassesScenario } from '../../model/classes/params.js';
 import type { ClassesSolveResult } from '../../solve/classes/result.js';
 import type { ClassesProgress } from '../convert/classes.js';
 import type { LatencyOutcome } from '../../latency/summary.js';
+import { classesCanonicalKey, classesResultBytes } from '../cache/classesKey.js';
+import { LruMap } from '../cache/lru.js';
+
+/** Bounds of the classes cache: entries, and bytes of their policy tables. */
+const CLASSES_CACHE_ENTRIES = 256;
+const CLASSES_CACHE_BYTES = 64 * 1024 * 1024;
 
 /** A result without its percentiles (and without the reason they are missing). */
 export function withoutPercentiles(r: SolveResult): SolveResult {
@@ -72,6 +78,8 @@ export class SolveCoordinator {
   private readonly flights = new Map<string, Flight>();
   /** Single solves with backend GPU, one at a time: the device belongs to the main thread. */
   private readonly gpuLane = new SerialLane();
+  /** Multi-class results by canonical key (they warm-start nothing, so results alone are kept). */
+  private readonly classesCache = new LruMap<string, ClassesSolveResult>(CLASSES_CACHE_ENTRIES, CLASSES_CACHE_BYTES, classesResultBytes);
 
   constructor(
     private readonly pool: WorkerPool,
@@ -144,15 +152,22 @@ export class SolveCoordinator {
 
   /**
    * A multi-class solve (docs/model.md §10) on the pool, queued like a single solve (with the
-   * queue bounds unless `bounded: false`, as for a batch), cancelled with its caller. Not cached,
-   * shared or warm-started yet: the cache's canonical keys and neighbours are single-class.
+   * queue bounds unless `bounded: false`, as for a batch), cancelled with its caller; a scenario
+   * solved before (same canonical form) is answered from the classes cache. Not shared between
+   * concurrent callers or warm-started from neighbours yet.
    */
-  solveClasses(
+  async solveClasses(
     scenario: ValidatedClassesScenario,
     opts: Pick<CoordinatedSolveOptions, 'signal' | 'progressIntervalMs' | 'bounded' | 'flow' | 'peer'> & { readonly onProgress?: (p: ClassesProgress) => void },
-  ): Promise<ClassesSolveResult> {
+  ): Promise<{ readonly result: ClassesSolveResult; readonly cached: boolean }> {
+    const key = classesCanonicalKey(scenario);
+    const hit = this.classesCache.get(key);
+    this.events.onCache(hit !== undefined);
+    if (hit) return { result: hit, cached: true };
     const job = { scenario, progressIntervalMs: opts.progressIntervalMs ?? 0, maxStates: this.maxStates };
-    return this.pool.submit('classesSolve', job, { signal: opts.signal, bounded: opts.bounded ?? true, onProgress: opts.onProgress, flow: opts.flow, peer: opts.peer });
+    const result = await this.pool.submit('classesSolve', job, { signal: opts.signal, bounded: opts.bounded ?? true, onProgress: opts.onProgress, flow: opts.flow, peer: opts.peer });
+    this.classesCache.set(key, result);
+    return { result, cached: false };
   }
 
   private start(key: string, scenario: ValidatedScenario, opts: CoordinatedSolveOptions): Flight {
