@@ -80,24 +80,25 @@ export function compareBaselines(p: ClassesParams, exact: ClassesSolveResult, o:
 
 const ms = (x: number): string => (x * 1e3).toFixed(3);
 const pm = (x: number, h: number | null, f: (v: number) => string): string => `${f(x)} ± ${h === null ? '?' : f(h)}`;
-const sci = (x: number): string => x.toPrecision(5);
+const g6 = (x: number): string => x.toFixed(6);
+const pct = (x: number): string => x.toFixed(2);
 
 /** The rows as a Markdown table, headed by the exact optimum. */
 export function renderBaselineTable(p: ClassesParams, exact: ClassesSolveResult, rows: readonly BaselineRow[]): string {
   const names = p.classes.map((c) => c.name);
   const lines = [
-    `Exact optimum (solve): g* = ${sci(exact.averageCost)}, certified interval [${sci(exact.averageCostLower)}, ${sci(exact.averageCostUpper)}]; ` +
+    `Exact optimum (solve): g* = ${exact.averageCost.toPrecision(10)}, certified interval [${exact.averageCostLower.toPrecision(10)}, ${exact.averageCostUpper.toPrecision(10)}]; ` +
       exact.classes.map((c) => `E[R_${c.name}] = ${ms(c.meanResponseTime)} ms`).join(', ') +
       `, E[P] = ${exact.meanPower.toFixed(2)} W.`,
     '',
-    `| policy | parameters | ${names.map((n) => `R̄ ${n} (ms)`).join(' | ')} | power (W) | g | gap to optimum (paired) | gap % |`,
+    `| policy | parameters | ${names.map((n) => `R̄ ${n} (ms)`).join(' | ')} | power (W) | g | gap to optimum (paired) | gap % of g* |`,
     `|---|---|${names.map(() => '---:').join('|')}|---:|---:|---:|---:|`,
   ];
   for (const r of rows) {
     const cls = r.sim.classes.map((c) => pm(c.meanResponseTime, c.meanResponseCi, ms));
-    const pct = `${((100 * r.gap) / exact.averageCost).toFixed(2)}`;
+    const rel = (x: number | null): number | null => (x === null ? null : (100 * x) / exact.averageCost);
     lines.push(
-      `| ${r.name} | ${r.parameters} | ${cls.join(' | ')} | ${pm(r.sim.meanPower, r.sim.meanPowerCi, (v) => v.toFixed(2))} | ${pm(r.sim.averageCost, r.sim.averageCostCi, sci)} | ${pm(r.gap, r.gapCi, sci)} | ${pct} |`,
+      `| ${r.name} | ${r.parameters} | ${cls.join(' | ')} | ${pm(r.sim.meanPower, r.sim.meanPowerCi, (v) => v.toFixed(2))} | ${pm(r.sim.averageCost, r.sim.averageCostCi, g6)} | ${pm(r.gap, r.gapCi, g6)} | ${pm(rel(r.gap)!, rel(r.gapCi), pct)} |`,
     );
   }
   return lines.join('\n');
