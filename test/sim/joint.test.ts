@@ -70,6 +70,21 @@ describe('joint choosers on hand-built states', () => {
   });
 });
 
+describe('the engine and joint rules', () => {
+  const l = Float64Array.of(0, 1, 1);
+  const law = { meanService: l, distribution: 'DETERMINISTIC' as const, cv: 0 };
+  const opts = { requests: 10, warmup: 0, ciBatches: 2, seed: 1, maxQueued: 1024, overflow: () => new Error('overflow') };
+  const trace = () => [ArrivalSource.trace(Float64Array.of(0)), ArrivalSource.trace(Float64Array.of(1))];
+
+  it('refuses a joint rule with mixed batching, and a rule built for another number of classes', () => {
+    const server = { maxBatchSize: 2, service: [law, law], busyPower: new Float64Array(3), idlePower: 0 };
+    const P = jointPolicies(new LongestQueueChooser([2, 2]), [2, 2]);
+    expect(() => runEngine({ servers: [server], mixed: true }, [[P[0]]], trace(), null, opts)).toThrow(/per-class batching/);
+    const three = jointPolicies(new LongestQueueChooser([2, 2, 2]), [2, 2, 2]);
+    expect(() => runEngine({ servers: [server], mixed: false }, [three.slice(0, 2)], trace(), null, opts)).toThrow(/built for 3 classes/);
+  });
+});
+
 describe('FIFO by oldest request: per-class greedy policies in the engine', () => {
   it('serves the class whose head arrived first', () => {
     // Deterministic l(b) = 1 s for both classes. t=0: class 0's {0} alone → 0..1. At 1: class 0
