@@ -29,7 +29,9 @@ describe('the learned joint agent', () => {
       cost += s.cost;
       span += s.span;
     }
-    // Time average of the cost rate against the request averages of the run: the same figure.
+    // Time average of the cost rate (Σ (w_c/λ_c)·∫N_c + w_pow·energy, over time) against the run's
+    // request averages (Σ w_c·R̄_c + w_pow·P̄): the same figure by Little's law, up to the arrival
+    // counts n_c/T against λ_c (about 0.4 % standard deviation for the large class here).
     expect(Math.abs(cost / span - sim.averageCost)).toBeLessThan(0.01 * sim.averageCost);
     expect(rec.every((s, i) => i === rec.length - 1 || (s.cost >= 0 && s.span >= 0))).toBe(true);
   });
