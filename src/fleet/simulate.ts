@@ -1,6 +1,6 @@
 import { LimitError, ScenarioError } from '../model/errors.js';
 import type { Policy } from '../policy/policy.js';
-import { ArrivalSource, type ArrivalStream } from '../sim/arrivals.js';
+import { ArrivalSource, classSeed, type ArrivalStream } from '../sim/arrivals.js';
 import { runEngine, type EngineSystem } from '../sim/engine/index.js';
 import { MmppArrivals } from '../sim/mmpp.js';
 import { SIM_DEFAULTS, SIM_LIMITS } from '../sim/limits.js';
@@ -27,10 +27,7 @@ export interface FleetSimulateOptions {
   readonly onServed?: (tag: number, cls: number, acc: number, response: number) => void;
 }
 
-/** Seed of class c's arrival stream: class 0 uses the run's seed, as the single-server simulator does. */
-export function classSeed(seed: number, c: number): number {
-  return (seed + c * 1_000_003) % 2 ** 53;
-}
+export { classSeed };
 
 /** The fleet as the engine's system: accelerator a serves class c with its kind's pair model for c. */
 function fleetSystem(f: FleetParams): EngineSystem {

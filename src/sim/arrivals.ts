@@ -8,6 +8,11 @@ export interface ArrivalStream {
   next(): number;
 }
 
+/** Seed of class c's arrival stream: class 0 uses the run's seed, as the single-server simulator does. */
+export function classSeed(seed: number, c: number): number {
+  return (seed + c * 1_000_003) % 2 ** 53;
+}
+
 /** Poisson arrivals are drawn this many at a time, in a tight loop (about twice as fast as one by one). */
 const BLOCK = 1024;
 

@@ -79,6 +79,18 @@ export function softmax(theta: Float64Array, phi: Float64Array, N: number, probs
   for (let a = 0; a < N; a++) probs[a] /= z;
 }
 
+/** An action drawn from probs[0..N) with rng, or (rng null) the most likely one (ties: the lowest). */
+export function pickAction(probs: Float64Array, N: number, rng: Rng | null): number {
+  let a = 0;
+  if (rng !== null) {
+    let u = rng.nextDouble();
+    while (a < N - 1 && (u -= probs[a]) >= 0) a++;
+  } else {
+    for (let i = 1; i < N; i++) if (probs[i] > probs[a]) a = i;
+  }
+  return a;
+}
+
 export interface Decision {
   readonly cls: number;
   readonly action: number;
@@ -133,13 +145,7 @@ export class LinearRouter implements Router {
     const N = v.size;
     features(v, c, this.f.classes.length, this.tau, this.phi);
     softmax(this.theta[c], this.phi, N, this.probs);
-    let a = 0;
-    if (this.sample) {
-      let u = this.rng.nextDouble();
-      while (a < N - 1 && (u -= this.probs[a]) >= 0) a++;
-    } else {
-      for (let i = 1; i < N; i++) if (this.probs[i] > this.probs[a]) a = i;
-    }
+    const a = pickAction(this.probs, N, this.sample ? this.rng : null);
     this.record?.(c, this.phi, this.probs, a);
     return a;
   }

@@ -12,11 +12,12 @@
  */
 import type { FleetParams } from '../scenario.js';
 import { simulateFleet } from '../simulate.js';
-import { featureCount, LinearRouter, softmax, timeUnit, type RouterWeights } from './linearRouter.js';
+import { featureCount, LinearRouter, timeUnit, type RouterWeights } from './linearRouter.js';
+import { normalizeAdvantages, policyGradientUpdate, type Algo } from './policyGradient.js';
 import { Adam } from './adam.js';
 import { solveDense } from '../../model/dense.js';
 
-export type Algo = 'reinforce' | 'ppo';
+export type { Algo };
 
 export interface TrainOptions {
   readonly algo: Algo;
@@ -64,7 +65,8 @@ export function trainRouter(f: FleetParams, o: TrainOptions): TrainResult {
   const N = f.accelerators;
   const F = featureCount(f);
   const tau = timeUnit(f);
-  const theta = f.classes.map(() => new Float64Array(F));
+  const flat = new Float64Array(C * F);
+  const theta = f.classes.map((_, c) => flat.subarray(c * F, (c + 1) * F));
   const adam = new Adam(C * F, lr);
   const baseline = f.classes.map(() => new Float64Array(BASE_FEATURES));
   const cap = R + 4 * R; // arrivals per episode: measured + warm-up + those still waiting at the end
@@ -116,45 +118,14 @@ export function trainRouter(f: FleetParams, o: TrainOptions): TrainResult {
       sumR += reward[t];
     }
     fitBaseline(phis, reward, cls, used, N, F, C, baseline);
-    let m = 0;
-    let s2 = 0;
-    for (const t of used) m += adv[t];
-    m /= used.length;
-    for (const t of used) s2 += (adv[t] - m) ** 2;
-    const sd = Math.sqrt(s2 / used.length) + 1e-8;
-    for (const t of used) adv[t] = (adv[t] - m) / sd;
-
-    const epochs = o.algo === 'ppo' ? (o.ppoEpochs ?? 4) : 1;
-    const clip = o.clip ?? 0.2;
-    const probs = new Float64Array(N);
-    const grad = new Float64Array(C * F);
-    for (let e = 0; e < epochs; e++) {
-      grad.fill(0);
-      for (const t of used) {
-        const c = cls[t];
-        const phi = phis.subarray(t * N * F, (t + 1) * N * F);
-        softmax(theta[c], phi, N, probs);
-        let w = adv[t];
-        if (o.algo === 'ppo') {
-          // Clipped surrogate: no gradient once the ratio has moved past 1 ± ε in the advantage's direction.
-          const ratio = probs[act[t]] / oldProb[t];
-          if ((w > 0 && ratio > 1 + clip) || (w < 0 && ratio < 1 - clip)) continue;
-          w *= ratio;
-        }
-        // ∇θ log π(a) = φ(a) − Σ_a' π(a') φ(a')
-        for (let i = 0; i < F; i++) {
-          let mean = 0;
-          for (let a = 0; a < N; a++) mean += probs[a] * phi[a * F + i];
-          grad[c * F + i] += w * (phi[act[t] * F + i] - mean);
-        }
-      }
-      for (let i = 0; i < grad.length; i++) grad[i] /= used.length;
-      const flat = new Float64Array(C * F);
-      theta.forEach((t, c) => flat.set(t, c * F));
-      adam.ascend(flat, grad);
-      theta.forEach((t, c) => t.set(flat.subarray(c * F, (c + 1) * F)));
-      steps++;
-    }
+    normalizeAdvantages(adv, used);
+    steps += policyGradientUpdate(
+      flat,
+      F,
+      { used, phi: (t) => phis.subarray(t * N * F, (t + 1) * N * F), rows: () => N, block: (t) => cls[t], act, oldProb, adv },
+      adam,
+      { algo: o.algo, epochs: o.ppoEpochs, clip: o.clip },
+    );
     const point = { episode: ep + 1, meanReward: sumR / used.length, meanResponseTime: sim.meanResponseTime };
     curve.push(point);
     o.onEpisode?.(ep + 1, episodes, point);

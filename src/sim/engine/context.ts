@@ -18,7 +18,7 @@ export class RunContext {
   readonly meter: Meter;
   /** Head-of-line clocks: only with several classes (with one there is no blocking). */
   readonly hol: HolClocks | null;
-  /** Per server: max batch size, busy power by size, service laws by class. */
+  /** Per server: max batch size, service laws by class; per (server, class) at a·C + c, busy power by size. */
   readonly maxBatch: Int32Array;
   readonly busyPower: readonly Float64Array[];
   readonly service: readonly EngineServer['service'][];
@@ -53,7 +53,8 @@ export class RunContext {
     this.meter = new Meter(sys.servers, C, o);
     this.hol = C > 1 ? new HolClocks(N, C) : null;
     this.maxBatch = Int32Array.from(sys.servers, (s) => s.maxBatchSize);
-    this.busyPower = sys.servers.map((s) => s.busyPower);
+    if (sys.mixed && sys.servers.some((s) => s.classPower)) throw new Error('runEngine: per-class busy power needs per-class batching');
+    this.busyPower = sys.servers.flatMap((s) => Array.from({ length: C }, (_, c) => s.classPower?.[c] ?? s.busyPower));
     this.service = sys.servers.map((s) => s.service);
     this.counts = new Int32Array(C);
     // Policies back to their initial state; phase-aware ones (MMPP tables) read their class's
@@ -65,6 +66,10 @@ export class RunContext {
         if (p.bindQueue) {
           if (sys.mixed || C > 1) throw new Error(`policy ${p.name} reads its queue's arrival times, so it runs with one request class only`);
           p.bindQueue(this.state.rings[a * C + c]);
+        }
+        if (p.bindClasses) {
+          if (sys.mixed) throw new Error(`policy ${p.name} reads every class's queue, so it runs with per-class batching only`);
+          p.bindClasses(this.state.classQueues(a));
         }
       });
     });
@@ -79,7 +84,7 @@ export class RunContext {
       if (meter.started && state.doneAt[a] > now && state.lastStart[a] >= meter.windowStart) {
         const over = state.doneAt[a] - now;
         meter.accBusy[a] -= over;
-        meter.accEnergy[a] -= this.busyPower[a][state.lastSize[a]] * over;
+        meter.accEnergy[a] -= this.busyPower[a * this.C + state.lastCls[a]][state.lastSize[a]] * over;
       }
     }
     return meter.finish(now, this.served, this.stop);

@@ -123,7 +123,8 @@ function advance(run: RunContext, until: number): boolean {
     }
 
     // ---- decision epoch at idle server a, at `now`: each class's policy (mixed: the one policy,
-    // on all classes) serves or waits; of those that serve, the oldest head goes first.
+    // on all classes) serves or waits, asked in ascending class order and only with a queue (a
+    // joint rule, src/sim/joint, relies on it); of those that serve, the oldest head goes first.
     const P = policies[a];
     const B = maxBatch[a];
     const base = a * C;
@@ -204,7 +205,7 @@ function advance(run: RunContext, until: number): boolean {
     }
     hol?.advance(a, mask, T);
     if (measuring) {
-      const e = busyPower[a][size] * T;
+      const e = busyPower[base + cls][size] * T;
       meter.measured += b;
       accBusy[a] += T;
       accEnergy[a] += e;

@@ -1,6 +1,7 @@
 import { Rng, STREAM_SERVICE } from '../rng.js';
 import { ServiceSampler } from '../service.js';
 import { RequestRing } from './ring.js';
+import type { ClassQueues } from '../policies/types.js';
 import type { EngineOptions, EngineSystem, FleetView } from './types.js';
 
 /**
@@ -55,6 +56,12 @@ export class ServerState implements FleetView {
     this.lastCls = new Int32Array(N);
     this.lastSize = new Int32Array(N);
     this.lastStart = new Float64Array(N).fill(-1);
+  }
+
+  /** Server a's queues, read-only, for policies that decide on every class's count (bindClasses). */
+  classQueues(a: number): ClassQueues {
+    const rings = this.rings.slice(a * this.C, (a + 1) * this.C);
+    return { classes: this.C, count: (c) => rings[c].count, at: (c, i) => rings[c].at(i) };
   }
 
   waiting(a: number): number {

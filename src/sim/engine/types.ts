@@ -10,6 +10,8 @@ export interface EngineServer {
   /** service[c]: the law of class c's batches on this server. */
   readonly service: readonly ServiceLaw[];
   readonly busyPower: Float64Array;
+  /** Optional, per-class batching only: classPower[c] = busy power of class c's batches by size (else busyPower). */
+  readonly classPower?: readonly Float64Array[];
   readonly idlePower: number;
 }
 

@@ -40,6 +40,23 @@ export interface SimPolicy {
    * Serve's batcher forms batches while a batch is in service). Single-class runs only.
    */
   bindQueue?(queue: WaitingQueue): void;
+  /**
+   * Optional: called once before a run with every class's queue at the policy's server
+   * (read-only), for joint rules over the state n = (n_1, …, n_C) of docs/model.md §10 (one
+   * chooser deciding the class and the size, src/sim/joint). Per-class batching only. At each
+   * decision epoch the engine asks its server's class policies in ascending class order,
+   * skipping the classes with nothing waiting, all at the same state.
+   */
+  bindClasses?(queues: ClassQueues): void;
+}
+
+/** Every class's waiting requests at one server: the joint state a joint rule decides on. */
+export interface ClassQueues {
+  readonly classes: number;
+  /** n_c: requests of class c waiting. */
+  count(c: number): number;
+  /** Arrival time of the i-th oldest waiting request of class c (0 = head). */
+  at(c: number, i: number): number;
 }
 
 /** The waiting requests of one server, oldest first: `at(i)` is the arrival time of the i-th oldest. */
