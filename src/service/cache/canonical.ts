@@ -10,11 +10,7 @@ export function canonicalKey(s: ValidatedScenario): string {
   const p = s.params;
   const v = s.solver;
   return JSON.stringify([
-    p.arrivalRate,
-    p.maxBatchSize,
-    Array.from(p.meanService.subarray(1)),
-    Array.from(p.secondMoment.subarray(1)),
-    Array.from(p.busyPower.subarray(1)),
+    ...rateAndTables(p),
     p.idlePower,
     p.latencyWeight,
     p.powerWeight,
@@ -24,6 +20,17 @@ export function canonicalKey(s: ValidatedScenario): string {
     // The tables above are already the restricted ones; the action set is not in them.
     ...(p.restriction ? [['restricted', Array.from(p.restriction.serves.subarray(1))]] : []),
   ]);
+}
+
+/** The numbers of one stream of requests and its server: rate, B, and l(b), m2(b), P(b) for b = 1..B. */
+export function rateAndTables(p: {
+  readonly arrivalRate: number;
+  readonly maxBatchSize: number;
+  readonly meanService: Float64Array;
+  readonly secondMoment: Float64Array;
+  readonly busyPower: Float64Array;
+}): unknown[] {
+  return [p.arrivalRate, p.maxBatchSize, Array.from(p.meanService.subarray(1)), Array.from(p.secondMoment.subarray(1)), Array.from(p.busyPower.subarray(1))];
 }
 
 /**

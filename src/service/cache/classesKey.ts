@@ -1,5 +1,6 @@
 import type { ValidatedClassesScenario } from '../../model/classes/params.js';
 import type { ClassesSolveResult } from '../../solve/classes/result.js';
+import { rateAndTables } from './canonical.js';
 
 /**
  * The canonical form of a scenario with classes (docs/model.md §10), as canonicalKey is for one
@@ -11,18 +12,7 @@ export function classesCanonicalKey(s: ValidatedClassesScenario): string {
   const v = s.solver;
   return JSON.stringify([
     'classes',
-    p.classes.map((c) => [
-      c.name,
-      c.arrivalRate,
-      c.maxBatchSize,
-      Array.from(c.meanService.subarray(1)),
-      Array.from(c.secondMoment.subarray(1)),
-      Array.from(c.busyPower.subarray(1)),
-      c.distribution,
-      c.cv,
-      c.latencyWeight,
-      c.maxQueue,
-    ]),
+    p.classes.map((c) => [c.name, ...rateAndTables(c), c.distribution, c.cv, c.latencyWeight, c.maxQueue]),
     p.idlePower,
     p.powerWeight,
     [v.maxQueue, v.tolerance, v.maxIterations, v.backend, v.method],
