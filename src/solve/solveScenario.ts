@@ -6,9 +6,10 @@ import { likeliestPhase } from '../model/mmpp/process.js';
 import type { Backend, Method, ModelParams, ValidatedScenario } from '../model/scenario.js';
 import { validateScenario } from '../model/validate.js';
 import { latencyFigures } from '../latency/summary.js';
-import { evaluatePolicy } from '../policy/evaluate.js';
+import { evaluatePolicy, type DetailedEvaluation } from '../policy/evaluate.js';
 import type { Policy } from '../policy/policy.js';
 import { resolveSolver } from './backends.js';
+import { sameActions } from './cpu/pi.js';
 import { grownMaxQueue, initialMaxQueue, tailMassAbove, TAIL_MASS_BOUND } from './maxQueue.js';
 import { describeEvaluation, type SolveResult, type SolverFacts } from './result.js';
 import type { Solver, SolverOutput, SolverProgress } from './types.js';
@@ -75,6 +76,20 @@ export async function solveScenarioDetailed(input: unknown, opts: ScenarioSolveO
     throwIfAborted(opts.signal);
     const model = compileGuarded(p, S, table, fixedS);
     const solver = opts.solver ?? (await resolveSolver(opts.backend ?? settings.backend, opts.method ?? settings.method, model));
+    // The exact evaluation of a policy on the extended chain, kept for the one the solver returns:
+    // the tail check may ask it of a stable policy before the solver's last sweeps (worthCertifying).
+    let evaluated: { actions: Int32Array; ev: DetailedEvaluation } | undefined;
+    const evaluateAt = (actions: Int32Array): DetailedEvaluation => {
+      if (evaluated && evaluated.actions.length === actions.length && sameActions(evaluated.actions, actions)) return evaluated.ev;
+      const own = actions.slice();
+      try {
+        evaluated = { actions: own, ev: evaluatePolicy(p, { phases: M, actions: own, tailBatch: B }, { table, signal: opts.signal, minLevels: S + 1 }) };
+      } catch (e) {
+        if (e instanceof LimitError) throw tooClose(e);
+        throw e;
+      }
+      return evaluated.ev;
+    };
     const out = await solver.solve(model, {
       tolerance: settings.tolerance,
       maxIterations: settings.maxIterations,
@@ -82,17 +97,12 @@ export async function solveScenarioDetailed(input: unknown, opts: ScenarioSolveO
       signal: opts.signal,
       onProgress,
       progressEvery: opts.progressEvery,
+      ...(fixedS ? {} : { worthCertifying: (actions: Int32Array) => tailMassAbove(evaluateAt(actions).stationary, M, S, B) < TAIL_MASS_BOUND }),
     });
     tried.push(S);
     totalIterations += out.iterations;
     const policy: Policy = { phases: M, actions: out.policy, tailBatch: B };
-    let ev;
-    try {
-      ev = evaluatePolicy(p, policy, { table, signal: opts.signal, minLevels: S + 1 });
-    } catch (e) {
-      if (e instanceof LimitError) throw tooClose(e);
-      throw e;
-    }
+    const ev = evaluateAt(out.policy);
     const tailMass = tailMassAbove(ev.stationary, M, S, B);
     const solved = { values: out.values, policy: out.policy, phases: M };
     warm = solved;

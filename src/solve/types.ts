@@ -37,6 +37,12 @@ export interface SolveOptions {
   readonly onProgress?: (p: SolverProgress) => void;
   /** Iterations between progress callbacks (default: solver-specific). */
   readonly progressEvery?: number;
+  /**
+   * Asked with a stable policy whose bounds rounding still holds apart, before the value-iteration
+   * sweeps that would close them: false skips those sweeps (the automatic S search asks whether the
+   * policy passes the tail check; a model it fails is grown, so certifying it tighter is wasted).
+   */
+  readonly worthCertifying?: (policy: Int32Array) => boolean;
 }
 
 export interface SolverOutput {

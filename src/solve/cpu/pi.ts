@@ -144,6 +144,7 @@ async function iterate(model: CompiledModel, opts: SolveOptions): Promise<Solver
       return policyIterationResult(next, values, lower, upper, iteration, 'converged');
     }
     if (stable) {
+      if (opts.worthCertifying && !opts.worthCertifying(next)) return policyIterationResult(next, values, lower, upper, iteration, 'precision-limit');
       const sweep = (maxIterations: number, from: Float64Array) => relativeValueIteration(model, { ...opts, maxIterations, warmStart: { values: from } });
       return finishStablePolicy(sweep, opts, { policy: next, values, lower, upper, iteration });
     }
