@@ -85,8 +85,7 @@ export function classesStep(model: ClassesModel, h: Float64Array, gap: Float64Ar
   serve.fill(0);
   for (let a = 1; a < actions; a++) {
     throwIfAborted(signal);
-    if (model.separable[a] === 1) separableServe(model, a, h, scratch, signal);
-    else rowsServe(model, a, h, scratch, signal);
+    serveAction(model, a, h, scratch, signal);
   }
   for (let x = 0; x < model.states; x++) {
     const w = waitValue[x];
@@ -101,10 +100,14 @@ export function classesStep(model: ClassesModel, h: Float64Array, gap: Float64Ar
   }
 }
 
-/** Serve values of action a at every state where it is allowed, by its kernel's rows; a state keeps the lower. */
-function rowsServe(model: ClassesModel, a: number, h: Float64Array, scratch: StepScratch, signal?: AbortSignal): void {
-  const { C, dims, padStrides, actionClass, actionBatch, kappa, ratio, shift, rowStart, rowOffset, rowLength, rowValue, probs } = model;
+/**
+ * Serve values of action a at every state where it is allowed; a state keeps the lower. The sum
+ * over the kernel is by its rows, or for a product kernel over the per-axis sums of separableSums.
+ */
+function serveAction(model: ClassesModel, a: number, h: Float64Array, scratch: StepScratch, signal?: AbortSignal): void {
+  const { C, dims, padStrides, actionClass, actionBatch, kappa, ratio, shift, rowStart, rowOffset, rowLength, rowValue, probs, factorProbs } = model;
   const { H, hold, serveValue, serve } = scratch;
+  const sep = model.separable[a] === 1 ? separableSums(model, a, scratch, signal) : undefined;
   const c = actionClass[a];
   const b = actionBatch[a];
   const n = new Int32Array(C);
@@ -116,11 +119,17 @@ function rowsServe(model: ClassesModel, a: number, h: Float64Array, scratch: Ste
     for (let k = 0; k < C; k++) base += n[k] * padStrides[k];
     const hx = h[x];
     let acc = 0;
-    for (let r = rowStart[a]; r < rowStart[a + 1]; r++) {
-      const hb = base + rowOffset[r];
-      const pb = rowValue[r];
-      const len = rowLength[r];
-      for (let e = 0; e < len; e++) acc += probs[pb + e] * (H[hb + e] - hx);
+    if (sep) {
+      const { f0, len0, s0, F1, P0 } = sep;
+      if (F1) for (let k = 0; k < len0; k++) acc += factorProbs[f0 + k] * (F1[base + k * s0] + P0 * (H[base + k * s0] - hx));
+      else for (let k = 0; k < len0; k++) acc += factorProbs[f0 + k] * (H[base + k * s0] - hx);
+    } else {
+      for (let r = rowStart[a]; r < rowStart[a + 1]; r++) {
+        const hb = base + rowOffset[r];
+        const pb = rowValue[r];
+        const len = rowLength[r];
+        for (let e = 0; e < len; e++) acc += probs[pb + e] * (H[hb + e] - hx);
+      }
     }
     const v = hold[x] + kappa[a] + ratio[a] * acc;
     if (v < serveValue[x]) {
@@ -131,17 +140,17 @@ function rowsServe(model: ClassesModel, a: number, h: Float64Array, scratch: Ste
 }
 
 /**
- * Serve values of an action whose kernel is a product p_0 ⊗ … ⊗ p_{C−1} (deterministic service),
- * one axis at a time, still as sums of differences between nearby values. With P_x = Σ p_x and
- * P_{>x} the product of those past x, over the padded box (s_x its strides):
+ * The per-axis sums of an action whose kernel is a product p_0 ⊗ … ⊗ p_{C−1} (deterministic
+ * service), still as sums of differences between nearby values. With P_x = Σ p_x and P_{>x} the
+ * product of those past x, over the padded box (s_x its strides):
  *   F_{C−1}(y) = Σ_k p_{C−1}(k)·(H(y + k) − H(y)),
  *   F_x(y)     = Σ_k p_x(k)·(F_{x+1}(y + k·s_x) + P_{>x}·(H(y + k·s_x) − H(y)))   (x = C−2 … 1),
  * and at state n with kernel origin y: Σ_k P(k)·(H(y + k) − h(n)) = Σ_k p_0(k)·(F_1(y + k·s_0) +
- * P_{>0}·(H(y + k·s_0) − h(n))). A serve costs Σ_x len_x multiply-adds instead of Π_x len_x.
+ * P_{>0}·(H(y + k·s_0) − h(n))) (serveAction). A serve costs Σ_x len_x multiply-adds instead of Π_x len_x.
  */
-function separableServe(model: ClassesModel, a: number, h: Float64Array, scratch: StepScratch, signal?: AbortSignal): void {
-  const { C, dims, padDims, padStrides, actionClass, actionBatch, kappa, ratio, shift, factorStart, factorProbs } = model;
-  const { H, F, hold, serveValue, serve } = scratch;
+function separableSums(model: ClassesModel, a: number, scratch: StepScratch, signal?: AbortSignal) {
+  const { C, padDims, padStrides, factorStart, factorProbs } = model;
+  const { H, F } = scratch;
   const pad = H.length;
   // after[x] = P_{>x}
   const after = new Float64Array(C);
@@ -170,30 +179,8 @@ function separableServe(model: ClassesModel, a: number, h: Float64Array, scratch
       out[y] = acc;
     }
   }
-  const c = actionClass[a];
-  const b = actionBatch[a];
   const f0 = factorStart[a * C];
-  const len0 = factorStart[a * C + 1] - f0;
-  const s0 = padStrides[0];
-  const F1 = C > 1 ? F[1] : undefined;
-  const P0 = after[0];
-  const n = new Int32Array(C);
-  for (let x = 0; x < model.states; x++) {
-    if (x > 0) for (let k = C - 1; k >= 0 && ++n[k] === dims[k]; k--) n[k] = 0;
-    if ((x & 4095) === 0) throwIfAborted(signal);
-    if (b > n[c]) continue;
-    let y = shift[a];
-    for (let k = 0; k < C; k++) y += n[k] * padStrides[k];
-    const hx = h[x];
-    let acc = 0;
-    if (F1) for (let k = 0; k < len0; k++) acc += factorProbs[f0 + k] * (F1[y + k * s0] + P0 * (H[y + k * s0] - hx));
-    else for (let k = 0; k < len0; k++) acc += factorProbs[f0 + k] * (H[y + k * s0] - hx);
-    const v = hold[x] + kappa[a] + ratio[a] * acc;
-    if (v < serveValue[x]) {
-      serveValue[x] = v;
-      serve[x] = a;
-    }
-  }
+  return { f0, len0: factorStart[a * C + 1] - f0, s0: padStrides[0], F1: C > 1 ? F[1] : undefined, P0: after[0] };
 }
 
 /**
