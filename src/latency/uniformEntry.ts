@@ -38,15 +38,18 @@ export interface UniformEntry {
 }
 
 export const ENTRY_MIN_MASS = 1e-16;
-/** A series term below this stops the i1-series (its tail is then counted, not lost). */
+/** Past its last source level, a batch size's summed series stops at a term below this (its tail is then counted, not lost). */
 const SERIES_STOP = 1e-20;
 
 export function uniformEntry(model: CompiledModel, policy: Policy, nu: Float64Array, levels: number, minMass = ENTRY_MIN_MASS): UniformEntry {
   const { M, params: p, process: proc } = model;
   const lam = proc.rates;
   const lbar = proc.meanRate;
+  // The action at every (level, phase), once: the sojourns, the idle points and the series read it.
+  const act = new Int32Array(levels * M);
+  for (let s = 0; s < levels; s++) for (let j = 0; j < M; j++) act[s * M + j] = actionAt(policy, s, j);
   let Y = 0;
-  for (let s = 0; s < levels; s++) for (let j = 0; j < M; j++) Y += nu[s * M + j] * epochSojourn(p, proc, actionAt(policy, s, j), j);
+  for (let s = 0; s < levels; s++) for (let j = 0; j < M; j++) Y += nu[s * M + j] * epochSojourn(p, proc, act[s * M + j], j);
   // Masses summed per (k, serving, j) before any is kept or dropped: the series of many levels land
   // on the same points (near capacity millions of terms on some ten thousand points).
   const width = (model.B + 1) * M;
@@ -62,7 +65,7 @@ export function uniformEntry(model: CompiledModel, policy: Policy, nu: Float64Ar
   };
   for (let s = 0; s < levels; s++) {
     for (let j = 0; j < M; j++) {
-      if (actionAt(policy, s, j) !== 0) continue;
+      if (act[s * M + j] !== 0) continue;
       add(s, j, 0, (nu[s * M + j] * epochSojourn(p, proc, 0, j) * lam[j]) / (Y * lbar));
     }
   }
@@ -71,12 +74,11 @@ export function uniformEntry(model: CompiledModel, policy: Policy, nu: Float64Ar
   // one pass over k for each b rather than one series per level (O(levels) instead of
   // O(levels × series length), which near capacity is thousands).
   let seriesLost = 0;
-  const act = new Int32Array(levels * M);
   const first = new Int32Array(model.B + 1).fill(-1);
   const last = new Int32Array(model.B + 1).fill(-1);
   for (let s = 1; s < levels; s++) {
     for (let j = 0; j < M; j++) {
-      const b = (act[s * M + j] = actionAt(policy, s, j));
+      const b = act[s * M + j];
       if (b === 0) continue;
       if (first[b] < 0) first[b] = s;
       last[b] = s;

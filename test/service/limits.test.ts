@@ -2,17 +2,11 @@ import { Metadata, status, type CallOptions, type ServiceError } from '@grpc/grp
 import { afterEach, describe, expect, it } from 'vitest';
 import { RemoteError } from '../../src/service/client.js';
 import type { ScenarioResult } from '../../src/service/messages.js';
+import { rejectionOf } from '../helpers/rejection.js';
 import { specScenario } from '../helpers/scenarios.js';
 import { longScenario, startHarness, type Harness } from './support/harness.js';
 
-async function failure(p: Promise<unknown>): Promise<RemoteError> {
-  const e = await p.then(
-    () => undefined,
-    (x: unknown) => x,
-  );
-  expect(e).toBeInstanceOf(RemoteError);
-  return e as RemoteError;
-}
+const failure = (p: Promise<unknown>): Promise<RemoteError> => rejectionOf(p, RemoteError);
 
 async function drain(it: AsyncIterable<ScenarioResult>, into: ScenarioResult[] = []): Promise<ScenarioResult[]> {
   for await (const r of it) into.push(r);

@@ -108,6 +108,7 @@ function serveAction(model: ClassesModel, a: number, h: Float64Array, scratch: S
   const { C, dims, padStrides, actionClass, actionBatch, kappa, ratio, shift, rowStart, rowOffset, rowLength, rowValue, probs, factorProbs } = model;
   const { H, hold, serveValue, serve } = scratch;
   const sep = model.separable[a] === 1 ? separableSums(model, a, scratch, signal) : undefined;
+  const { f0, len0, s0, F1, P0 } = sep ?? { f0: 0, len0: 0, s0: 0, F1: undefined, P0: 0 };
   const c = actionClass[a];
   const b = actionBatch[a];
   const n = new Int32Array(C);
@@ -120,7 +121,6 @@ function serveAction(model: ClassesModel, a: number, h: Float64Array, scratch: S
     const hx = h[x];
     let acc = 0;
     if (sep) {
-      const { f0, len0, s0, F1, P0 } = sep;
       if (F1) for (let k = 0; k < len0; k++) acc += factorProbs[f0 + k] * (F1[base + k * s0] + P0 * (H[base + k * s0] - hx));
       else for (let k = 0; k < len0; k++) acc += factorProbs[f0 + k] * (H[base + k * s0] - hx);
     } else {
@@ -185,7 +185,7 @@ function separableSums(model: ClassesModel, a: number, scratch: StepScratch, sig
 
 /**
  * Multiplications of one sweep's serve sums: for a kernel by rows, its entries at every state
- * where the serve is allowed; for a product kernel (separableServe), len_0 terms of two there,
+ * where the serve is allowed; for a product kernel (separableSums), len_0 terms of two there,
  * and per sweep the per-axis sums F_x over the positions where they are formed.
  */
 export function sweepWork(model: ClassesModel): number {

@@ -61,7 +61,7 @@ export function createSolveHandler(deps: ServiceDeps): ServerStreamingHandler<So
       });
       const pending = percentiles && o.result.latency === undefined && o.result.latencyUnavailable === undefined;
       if (pending) yield { done: false, solved: o.result, cached: o.cached, warmStarted: o.warmStarted };
-      const result = await deps.coordinator.withPercentiles(scenario, o.result, o.warmStart.policy, { ...onPool(ctx), percentiles });
+      const result = await deps.coordinator.withPercentiles(scenario, o.result, o.warmStart.policy, { ...onPool(ctx), percentiles }, o.key);
       yield { done: true, result, cached: o.cached, warmStarted: o.warmStarted };
     }
   };

@@ -36,6 +36,8 @@ export interface SolveOutcome {
   readonly shared: boolean;
   /** The solve started from another solution. */
   readonly warmStarted: boolean;
+  /** The scenario's canonical cache key (withPercentiles takes it, so it is not computed again). */
+  readonly key: string;
 }
 
 export interface CoordinatedSolveOptions {
@@ -96,7 +98,7 @@ export class SolveCoordinator {
 
   async solve(scenario: ValidatedScenario, opts: CoordinatedSolveOptions): Promise<SolveOutcome> {
     const out = await this.solveCertified(scenario, opts);
-    return { ...out, result: await this.withPercentiles(scenario, out.result, out.warmStart.policy, opts) };
+    return { ...out, result: await this.withPercentiles(scenario, out.result, out.warmStart.policy, opts, out.key) };
   }
 
   /**
@@ -108,13 +110,13 @@ export class SolveCoordinator {
     const key = canonicalKey(scenario);
     const hit = this.cache.get(key);
     this.events.onCache(hit !== undefined);
-    if (hit) return { result: hit.result, warmStart: hit.warmStart, cached: true, shared: false, warmStarted: false };
+    if (hit) return { result: hit.result, warmStart: hit.warmStart, cached: true, shared: false, warmStarted: false, key };
 
     let flight = this.flights.get(key);
     const shared = flight !== undefined && !flight.controller.signal.aborted;
     if (shared) this.events.onShared();
     else flight = this.start(key, scenario, opts);
-    return this.follow(flight!, opts, shared);
+    return { ...(await this.follow(flight!, opts, shared)), key };
   }
 
   /**
@@ -198,7 +200,7 @@ export class SolveCoordinator {
     return flight;
   }
 
-  private async follow(flight: Flight, opts: CoordinatedSolveOptions, shared: boolean): Promise<SolveOutcome> {
+  private async follow(flight: Flight, opts: CoordinatedSolveOptions, shared: boolean): Promise<Omit<SolveOutcome, 'key'>> {
     const { signal, onProgress } = opts;
     flight.callers++;
     if (onProgress) flight.listeners.add(onProgress);
