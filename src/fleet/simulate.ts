@@ -3,7 +3,7 @@ import type { Policy } from '../policy/policy.js';
 import { ArrivalSource, classSeed, type ArrivalStream } from '../sim/arrivals.js';
 import { runEngine, type EngineSystem } from '../sim/engine/index.js';
 import { MmppArrivals } from '../sim/mmpp.js';
-import { SIM_DEFAULTS, SIM_LIMITS } from '../sim/limits.js';
+import { defaultWarmup, SIM_DEFAULTS, SIM_LIMITS } from '../sim/limits.js';
 import type { SimPolicy } from '../sim/policies/types.js';
 import { buildSimPolicy, parseSimPolicySpec } from '../sim/policySpec.js';
 import { tablePolicy } from '../sim/simulate.js';
@@ -80,7 +80,7 @@ export function simulateFleet(f: FleetParams, router: Router, opts: FleetSimulat
   }
   if (!Number.isSafeInteger(seed) || seed < 0) throw new ScenarioError('seed', `must be a non-negative integer (got ${seed})`);
   const ciBatches = opts.ciBatches ?? SIM_DEFAULTS.ciBatches;
-  const warmup = opts.warmup ?? Math.max(SIM_DEFAULTS.minWarmup, Math.ceil(requests * SIM_DEFAULTS.warmupShare));
+  const warmup = opts.warmup ?? defaultWarmup(requests);
   const policies = buildFleetPolicies(f, opts.tables);
   const out = runEngine(fleetSystem(f), policies, classArrivals(f, seed), router, {
     requests,

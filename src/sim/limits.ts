@@ -20,3 +20,8 @@ export const SIM_DEFAULTS = {
   /** …but at least this many requests. */
   minWarmup: 1000,
 } as const;
+
+/** The warm-up of a run measuring `requests` (SIM_DEFAULTS' share, at least its minimum). */
+export function defaultWarmup(requests: number): number {
+  return Math.max(SIM_DEFAULTS.minWarmup, Math.ceil(requests * SIM_DEFAULTS.warmupShare));
+}

@@ -7,7 +7,7 @@ import { runEngine, type EngineSystem } from './engine/index.js';
 import { TablePolicy } from './policies/table.js';
 import type { SimPolicy } from './policies/types.js';
 import { summarize, type DetailedSimulation, type SimulationResult } from './result.js';
-import { SIM_DEFAULTS, SIM_LIMITS } from './limits.js';
+import { defaultWarmup, SIM_DEFAULTS, SIM_LIMITS } from './limits.js';
 
 export interface SimulateOptions {
   /** Requests to measure (default 10⁶; with a trace: the trace less warm-up at both ends). */
@@ -55,7 +55,7 @@ export function simulateDetailed(params: ModelParams, policy: SimPolicy | Policy
   } else {
     requests = opts.requests ?? SIM_DEFAULTS.requests;
     checkInteger(requests, 'requests', 1, SIM_LIMITS.maxRequests);
-    warmup = opts.warmup ?? Math.max(SIM_DEFAULTS.minWarmup, Math.ceil(requests * SIM_DEFAULTS.warmupShare));
+    warmup = opts.warmup ?? defaultWarmup(requests);
     checkInteger(warmup, 'warmupRequests', 0, SIM_LIMITS.maxRequests);
     assertStable(params, sim);
     // MMPP arrivals (docs/model.md §7) when the scenario has them; arrivalRate is then their mean rate.

@@ -2,7 +2,7 @@ import { LimitError, ScenarioError } from '../../model/errors.js';
 import type { ClassesParams } from '../../model/classes/params.js';
 import { ArrivalSource, classSeed } from '../arrivals.js';
 import { runEngine, type EngineOutput, type EngineSystem } from '../engine/index.js';
-import { SIM_DEFAULTS, SIM_LIMITS } from '../limits.js';
+import { defaultWarmup, SIM_DEFAULTS, SIM_LIMITS } from '../limits.js';
 import type { SimPolicy } from '../policies/types.js';
 import { CONFIDENCE_LEVEL } from '../result.js';
 import { meanHalfWidth } from '../stats.js';
@@ -54,7 +54,7 @@ export function simulateClasses(p: ClassesParams, policies: readonly SimPolicy[]
   const requests = o.requests ?? SIM_DEFAULTS.requests;
   const seed = o.seed ?? SIM_DEFAULTS.seed;
   const ciBatches = o.ciBatches ?? SIM_DEFAULTS.ciBatches;
-  const warmup = o.warmup ?? Math.max(SIM_DEFAULTS.minWarmup, Math.ceil(requests * SIM_DEFAULTS.warmupShare));
+  const warmup = o.warmup ?? defaultWarmup(requests);
   const B = Math.max(...p.classes.map((c) => c.maxBatchSize));
   // Tables by size 1..B (the engine indexes them by the server's B); a class never uses sizes past its own B_c.
   const pad = (a: Float64Array): Float64Array => {
