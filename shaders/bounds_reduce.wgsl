@@ -24,7 +24,7 @@ fn run(wg: u32, lid: u32) {
   var mn = 3.0e38;
   var mx = -3.0e38;
   if (live) {
-    let n = (info.last + 1u) * info.phases;
+    let n = info.states;
     for (var x = lid; x < n; x += WORKGROUP_SIZE) {
       let g = gap[info.state_offset + x];
       mn = min(mn, g);

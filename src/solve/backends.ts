@@ -1,3 +1,5 @@
+import { sweepWork as classesSweepWork } from '../model/classes/bellman.js';
+import type { ClassesModel } from '../model/classes/compile.js';
 import type { CompiledModel } from '../model/compile.js';
 import { ScenarioError } from '../model/errors.js';
 import type { Backend, Method } from '../model/scenario.js';
@@ -6,7 +8,7 @@ import { cpuValueIteration } from './cpu/rvi.js';
 import { gpuMightPayOff, modelSize, sweepWork } from './gpu/autoRule.js';
 import { readFlags } from './gpu/flags.js';
 import { beforeNativeLoad } from './nativeGate.js';
-import type { GpuProvider, Solver } from './types.js';
+import type { GpuProvider, JointGpuStage, Solver } from './types.js';
 
 /** Raised when a backend that was asked for explicitly cannot run here. */
 export class BackendUnavailableError extends ScenarioError {
@@ -34,11 +36,11 @@ export function registerGpuProvider(p: GpuProvider | undefined): void {
  * never loads the native module. A module that fails to load leaves the CPU; GPU requests
  * then say why.
  */
-async function currentGpuProvider(backend: Backend, model: CompiledModel): Promise<GpuProvider | undefined> {
+async function currentGpuProvider(backend: Backend, work: number): Promise<GpuProvider | undefined> {
   if (gpuProvider) return gpuProvider;
   const flags = readFlags();
   if (flags.BATCHWISE_GPU === 'off') return undefined;
-  if (backend === 'AUTO' && !gpuMightPayOff(sweepWork([modelSize(model)]), flags)) return undefined;
+  if (backend === 'AUTO' && !gpuMightPayOff(work, flags)) return undefined;
   if (!defaultGpuProvider) await beforeNativeLoad();
   defaultGpuProvider ??= import('./gpu/provider.js').then(
     (m) => m.createGpuProvider(cpuSolver('POLICY_ITERATION')),
@@ -58,12 +60,27 @@ async function currentGpuProvider(backend: Backend, model: CompiledModel): Promi
  */
 export async function resolveSolver(backend: Backend, method: Method, model: CompiledModel): Promise<Solver> {
   if (backend === 'CPU') return cpuSolver(method);
-  const provider = await currentGpuProvider(backend, model);
+  const provider = await currentGpuProvider(backend, sweepWork([modelSize(model)]));
   const gpu = provider ? await provider.pick(backend, method, model) : undefined;
   if (gpu) return gpu;
-  if (backend === 'GPU') {
-    const why = readFlags().BATCHWISE_GPU === 'off' ? 'BATCHWISE_GPU=off' : gpuLoadError ? `the WebGPU module did not load: ${gpuLoadError}` : 'no WebGPU adapter';
-    throw new BackendUnavailableError(`GPU backend is not available on this server (${why})`);
-  }
+  if (backend === 'GPU') throw gpuUnavailable();
   return cpuSolver(method);
+}
+
+/**
+ * The GPU's f32 stage for a joint multi-class model (docs/model.md §10) by the same rule as
+ * resolveSolver, its sweep work the joint sweep's multiply-adds; undefined to solve on the CPU
+ * alone. Backend GPU without a usable adapter is refused with the reason.
+ */
+export async function resolveJointStage(backend: Backend, model: ClassesModel): Promise<JointGpuStage | undefined> {
+  if (backend === 'CPU') return undefined;
+  const provider = await currentGpuProvider(backend, classesSweepWork(model));
+  const stage = provider ? await provider.pickJoint(backend, model) : undefined;
+  if (stage || backend !== 'GPU') return stage;
+  throw gpuUnavailable();
+}
+
+function gpuUnavailable(): BackendUnavailableError {
+  const why = readFlags().BATCHWISE_GPU === 'off' ? 'BATCHWISE_GPU=off' : gpuLoadError ? `the WebGPU module did not load: ${gpuLoadError}` : 'no WebGPU adapter';
+  return new BackendUnavailableError(`GPU backend is not available on this server (${why})`);
 }

@@ -1,3 +1,4 @@
+import type { ClassesModel } from '../model/classes/compile.js';
 import type { CompiledModel } from '../model/compile.js';
 import type { Backend, Method } from '../model/scenario.js';
 
@@ -83,4 +84,27 @@ export interface Solver {
  */
 export interface GpuProvider {
   pick(backend: Backend, method: Method, model: CompiledModel): Promise<Solver | undefined>;
+  /** The f32 stage for a joint multi-class model (docs/model.md §10) by the same rule; undefined to stay on the CPU. */
+  pickJoint(backend: Backend, model: ClassesModel): Promise<JointGpuStage | undefined>;
 }
+
+/** One joint model for the GPU's f32 stage, started from relative values (e.g. a smaller box's). */
+export interface JointStageJob {
+  readonly model: ClassesModel;
+  readonly warm?: { readonly values?: Float64Array };
+  readonly tolerance: number;
+}
+
+/** What the f32 stage found for a joint model: a start for the f64 polish, never a certificate. */
+export interface JointStageResult {
+  readonly values: Float64Array;
+  readonly policy: Int32Array;
+  readonly sweeps: number;
+  readonly adapter: string;
+}
+
+/**
+ * Runs the f32 stage of one joint model; undefined when it gave nothing to start from (no device,
+ * a GPU failure, divergence: logged, and the solve goes on on the CPU). AbortError propagates.
+ */
+export type JointGpuStage = (job: JointStageJob, signal?: AbortSignal) => Promise<JointStageResult | undefined>;

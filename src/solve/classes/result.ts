@@ -23,6 +23,10 @@ export interface ClassesPolicy {
 export interface ClassesSolverFacts {
   readonly backend: string;
   readonly method: string;
+  /** The WebGPU adapter whose f32 stage started the f64 solves (backend webgpu). */
+  readonly adapter?: string;
+  /** f32 sweeps on the GPU over every box (backend webgpu); `iterations` are the f64 sweeps after them. */
+  readonly gpuIterations?: number;
   readonly states: number;
   readonly iterations: number;
   readonly totalIterations: number;

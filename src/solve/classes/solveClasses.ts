@@ -5,6 +5,7 @@ import type { ValidatedClassesScenario } from '../../model/classes/params.js';
 import { boundaryMass, stationaryLaw } from '../../model/classes/stationary.js';
 import { singleClassParams, validateClassesScenario } from '../../model/classes/validate.js';
 import { LimitError, ScenarioError, throwIfAborted } from '../../model/errors.js';
+import { resolveJointStage } from '../backends.js';
 import { valueIterate, type RviOutput } from '../cpu/rvi.js';
 import type { SolveOptions } from '../types.js';
 import { TAIL_MASS_BOUND } from '../maxQueue.js';
@@ -41,7 +42,6 @@ export async function solveClassesScenario(input: unknown, opts: ClassesSolveOpt
   const { params: p, solver: settings } = scenario;
   if (p.classes.length === 1) return fromSingleClass(scenario, opts);
   if (settings.method === 'POLICY_ITERATION') throw new ScenarioError('solver.method', 'POLICY_ITERATION is single-class for now; several classes are solved by VALUE_ITERATION (AUTO)');
-  if (settings.backend === 'GPU') throw new ScenarioError('solver.backend', 'GPU solves of several classes are not available yet; use AUTO or CPU');
   const fixed = p.classes.map((c) => c.maxQueue > 0);
   // The largest jump past each axis's top (from the kernels, whatever S): a first S_c well above it
   // keeps the extrapolated overflow short beside the box (at S_c = 20 against jumps of 90 RVI diverged).
@@ -52,6 +52,7 @@ export async function solveClassesScenario(input: unknown, opts: ClassesSolveOpt
   let total = 0;
   let warm: { values: Float64Array; S: number[] } | undefined;
   let pi: Float64Array | undefined;
+  let gpu: { adapter: string; sweeps: number } | undefined;
   for (;;) {
     opts.onBox?.(S);
     throwIfAborted(opts.signal);
@@ -61,10 +62,15 @@ export async function solveClassesScenario(input: unknown, opts: ClassesSolveOpt
       start = new Float64Array(sizeOf(model.dims));
       extendBox(warm.values, warm.S, start, model.dims);
     }
+    // Backend GPU, or AUTO where the GPU pays off: the f32 stage's values start the f64 solve below.
+    const stage = await resolveJointStage(settings.backend, model);
+    const f32 = stage ? await stage({ model, ...(start ? { warm: { values: start } } : {}), tolerance: settings.tolerance }, opts.signal) : undefined;
+    if (f32) gpu = { adapter: f32.adapter, sweeps: (gpu?.sweeps ?? 0) + f32.sweeps };
+    const from = f32?.values ?? start;
     const rviOpts: SolveOptions = {
       tolerance: settings.tolerance,
       maxIterations: settings.maxIterations,
-      ...(start ? { warmStart: { values: start } } : {}),
+      ...(from ? { warmStart: { values: from } } : {}),
       signal: opts.signal,
       onProgress: opts.onProgress,
       progressEvery: opts.progressEvery,
@@ -88,8 +94,9 @@ export async function solveClassesScenario(input: unknown, opts: ClassesSolveOpt
         averageCostUpper: out.upper,
         policy: describeClassesPolicy(model, out.policy),
         solver: {
-          backend: 'cpu',
-          method: lumped ? 'value-iteration (overflow lumped at the tops)' : 'value-iteration',
+          backend: gpu ? 'webgpu' : 'cpu',
+          method: `${gpu ? 'webgpu-mpi-f32+' : ''}${lumped ? 'value-iteration (overflow lumped at the tops)' : 'value-iteration'}`,
+          ...(gpu ? { adapter: gpu.adapter, gpuIterations: gpu.sweeps } : {}),
           states: model.states,
           iterations: out.iterations,
           totalIterations: total,

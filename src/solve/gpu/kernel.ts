@@ -24,6 +24,8 @@ export interface KernelDescriptor {
   readonly structs: readonly StructDecl[];
   readonly bindings: readonly BindingDecl[];
   readonly uniforms: readonly UniformDecl[];
+  /** WGSL helpers several kernels share, from `shaders/lib/<name>.wgsl`, placed before the body. */
+  readonly includes?: readonly string[];
 }
 
 /**

@@ -1,5 +1,5 @@
 import { isAction, startAction, type CompiledModel } from '../../model/compile.js';
-import { sizeClass } from './bufferPool.js';
+import { groupsUnder, largestOf, type BindingBytes } from './bindingGroups.js';
 import { DEFAULT_FLAGS } from './flags.js';
 import { ACTION_INFO, SCENARIO_INFO, StructArray, structBytes } from './structs.js';
 
@@ -108,26 +108,14 @@ export function stageUsable(unstable: Int32Array, allUnstableFrom: number, B: nu
 }
 
 /** Bytes a model adds to each binding of a batch (the per-state buffers take `states` each). */
-interface Bytes {
-  readonly states: number;
-  readonly coef: number;
-  readonly actions: number;
-  readonly scenarios: number;
-}
-
-export function bindingBytes(m: CompiledModel): Bytes {
+export function bindingBytes(m: CompiledModel): BindingBytes {
   const coefLength = m.pmf.length + m.tailCoef.length + m.kappa.length + m.M + m.M * m.M;
   return { states: 4 * (m.S + 1) * m.M, coef: 4 * coefLength, actions: m.B * structBytes(ACTION_INFO), scenarios: structBytes(SCENARIO_INFO) };
 }
 
-/** The largest buffer of a batch of these bytes, at the size the buffer pool hands out. */
-function largest(a: Bytes): number {
-  return sizeClass(Math.max(a.states, a.coef, a.actions, a.scenarios));
-}
-
 /** The largest buffer a model alone needs (a model over the binding limit cannot go to the device). */
 export function largestBinding(m: CompiledModel): number {
-  return largest(bindingBytes(m));
+  return largestOf(bindingBytes(m));
 }
 
 export interface WarmValues {
@@ -185,7 +173,7 @@ export function packBatch(models: readonly CompiledModel[], warm: readonly (Warm
     const kappaBase = put(m.kappa);
     const ratesBase = put(m.waitRate);
     put(m.phaseRate);
-    const record = { state_offset: st, last: S, phases: M, max_batch: B, action_offset: ac, live: 1, cost_slope: m.costSlope, kappa_base: kappaBase, rates_base: ratesBase, all_unstable_from: allUnstableFrom };
+    const record = { state_offset: st, last: S, phases: M, max_batch: B, action_offset: ac, live: 1, cost_slope: m.costSlope, kappa_base: kappaBase, rates_base: ratesBase, all_unstable_from: allUnstableFrom, states: count };
     for (const [field, value] of Object.entries(record)) scenarios.set(i, field, value);
     for (let b = 1; b <= B; b++, ac++) {
       actions.set(ac, 'rate', m.tau / m.sojourn[b * M]);
@@ -208,28 +196,8 @@ export function packBatch(models: readonly CompiledModel[], warm: readonly (Warm
 }
 
 /**
- * Splits a batch into groups that fit one set of bindings — every buffer, at the size the
- * buffer pool will hand out for it, under the device's maxStorageBufferBindingSize — keeping
- * the order.
+ * Splits a batch into groups that fit one set of bindings (bindingGroups.ts), keeping the order.
  */
 export function splitForLimits(models: readonly CompiledModel[], maxBindingBytes: number): number[][] {
-  const groups: number[][] = [];
-  let group: number[] = [];
-  let used: Bytes = { states: 0, coef: 0, actions: 0, scenarios: 0 };
-  const sum = (a: Bytes, b: Bytes): Bytes => ({ states: a.states + b.states, coef: a.coef + b.coef, actions: a.actions + b.actions, scenarios: a.scenarios + b.scenarios });
-  models.forEach((m, i) => {
-    const need = bindingBytes(m);
-    if (largest(need) > maxBindingBytes) {
-      throw new Error(`a model with S = ${m.S}, M = ${m.M}, B = ${m.B} needs a ${largest(need)}-byte binding, over the binding limit ${maxBindingBytes}`);
-    }
-    if (group.length && largest(sum(used, need)) > maxBindingBytes) {
-      groups.push(group);
-      group = [];
-      used = { states: 0, coef: 0, actions: 0, scenarios: 0 };
-    }
-    group.push(i);
-    used = sum(used, need);
-  });
-  if (group.length) groups.push(group);
-  return groups;
+  return groupsUnder(models.map(bindingBytes), maxBindingBytes, (i) => `a model with S = ${models[i].S}, M = ${models[i].M}, B = ${models[i].B}`);
 }

@@ -1,5 +1,5 @@
+import { sweepWork as classesSweepWork } from '../../model/classes/bellman.js';
 import type { GpuProvider, Solver } from '../types.js';
-import type { CompiledModel } from '../../model/compile.js';
 import type { Backend } from '../../model/scenario.js';
 import { gpuMightPayOff, gpuPaysOff, modelSize, sweepWork } from './autoRule.js';
 import { acquireGpu, GpuUnavailableError } from './device.js';
@@ -7,7 +7,7 @@ import { readFlags, type GpuFlags } from './flags.js';
 import { gpuLogger } from './log.js';
 import type { GpuRunHooks } from './rvi.js';
 import { gpuSolver } from './solver.js';
-import { directStage } from './stage.js';
+import { directJointStage, directStage } from './stage.js';
 
 export interface GpuProviderOptions {
   readonly flags?: GpuFlags;
@@ -25,20 +25,21 @@ export interface GpuProviderOptions {
 export function createGpuProvider(polish: Solver, opts: GpuProviderOptions = {}): GpuProvider {
   const flags = opts.flags ?? readFlags();
   const solver = gpuSolver(directStage(flags, opts.hooks), polish);
+  const joint = directJointStage(flags, opts.hooks);
   return {
-    pick: (backend, _method, model) => pickGpuSolver(flags, backend, model, solver),
+    pick: async (backend, _method, model) => ((await gpuPays(flags, backend, sweepWork([modelSize(model)]))) ? solver : undefined),
+    pickJoint: async (backend, model) => ((await gpuPays(flags, backend, classesSweepWork(model))) ? joint : undefined),
   };
 }
 
 /**
- * The GPU / AUTO decision: `solver` for backend GPU whenever a device can be had, for AUTO only
- * where the AUTO rule says the GPU pays off for the model's sweep work; undefined to use the
- * CPU. Small models are decided for AUTO without opening a device.
+ * The GPU / AUTO decision for a model of this sweep work: true for backend GPU whenever a device
+ * can be had, for AUTO only where the AUTO rule says the GPU pays off; false to use the CPU.
+ * Small models are decided for AUTO without opening a device.
  */
-async function pickGpuSolver(flags: GpuFlags, backend: Backend, model: CompiledModel, solver: Solver): Promise<Solver | undefined> {
-  if (flags.BATCHWISE_GPU === 'off' || backend === 'CPU') return undefined;
-  const work = sweepWork([modelSize(model)]);
-  if (backend === 'AUTO' && !gpuMightPayOff(work, flags)) return undefined;
+async function gpuPays(flags: GpuFlags, backend: Backend, work: number): Promise<boolean> {
+  if (flags.BATCHWISE_GPU === 'off' || backend === 'CPU') return false;
+  if (backend === 'AUTO' && !gpuMightPayOff(work, flags)) return false;
   let ctx;
   try {
     ctx = await acquireGpu(flags);
@@ -46,9 +47,8 @@ async function pickGpuSolver(flags: GpuFlags, backend: Backend, model: CompiledM
     // BATCHWISE_GPU=required without an adapter: say so; GPU requests are then refused.
     if (!(e instanceof GpuUnavailableError)) throw e;
     gpuLogger().error({ err: e }, 'no GPU although BATCHWISE_GPU=required');
-    return undefined;
+    return false;
   }
-  if (!ctx) return undefined;
-  if (backend === 'AUTO' && !gpuPaysOff(work, ctx.kind, flags)) return undefined;
-  return solver;
+  if (!ctx) return false;
+  return backend === 'GPU' || gpuPaysOff(work, ctx.kind, flags);
 }

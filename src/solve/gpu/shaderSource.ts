@@ -38,18 +38,28 @@ const files = new Map<string, string>();
  */
 export function loadShaderBody(k: KernelDescriptor): string {
   const path = join(shadersDirectory(), `${k.name}.wgsl`);
+  const text = readShaderFile(k.name, path);
+  const expected = interfaceComment(k);
+  if (!text.startsWith(expected)) {
+    throw new ShaderError(k.name, `${path} must open with the comment of its declared interface:\n${expected}`);
+  }
+  return text;
+}
+
+/** A shared helper's WGSL from `shaders/lib/<name>.wgsl` (read once). */
+export function loadInclude(name: string): string {
+  return readShaderFile(name, join(shadersDirectory(), 'lib', `${name}.wgsl`));
+}
+
+function readShaderFile(shader: string, path: string): string {
   let text = files.get(path);
   if (text === undefined) {
     try {
       text = readFileSync(path, 'utf8');
     } catch (e) {
-      throw new ShaderError(k.name, `cannot read ${path}: ${(e as Error).message}`);
+      throw new ShaderError(shader, `cannot read ${path}: ${(e as Error).message}`);
     }
     files.set(path, text);
-  }
-  const expected = interfaceComment(k);
-  if (!text.startsWith(expected)) {
-    throw new ShaderError(k.name, `${path} must open with the comment of its declared interface:\n${expected}`);
   }
   return text;
 }
@@ -72,6 +82,7 @@ export function makeShader(k: KernelDescriptor, body: string = loadShaderBody(k)
     uniformStruct(k.uniforms),
     ...bindings,
     '',
+    ...(k.includes ?? []).map(loadInclude),
     body,
     `@compute @workgroup_size(${k.workgroupSize})`,
     'fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,',

@@ -11,7 +11,8 @@ export interface StructDecl {
 }
 
 /**
- * One per scenario of a batch. A scenario is a compiled (queue, phase) model with its own M
+ * One per scenario of a batch. The stage loop and the kernels every model kind shares
+ * (normalize, bounds_reduce) read only state_offset, states and live. A single-class scenario is a compiled (queue, phase) model with its own M
  * (M = 1 for Poisson arrivals): its states are the flat x = s·M + j, s = 0..S, j = 0..M−1,
  * at state_offset + x (docs/mmpp.md, "Compiled model layout").
  */
@@ -28,6 +29,7 @@ export const SCENARIO_INFO: StructDecl = {
     { name: 'kappa_base', type: 'u32' }, // kappa[a·M + j] at coef[kappa_base + a·M + j] (a = 0: wait)
     { name: 'rates_base', type: 'u32' }, // τ·λ_j at coef[rates_base + j], τ·Q_jj' at coef[rates_base + M + j·M + j']
     { name: 'all_unstable_from', type: 'u32' }, // from this s on only serve-B is left (see pack.ts)
+    { name: 'states', type: 'u32' }, // states of the scenario ((S + 1)·M here; any model kind's count for the shared kernels)
   ],
 };
 
@@ -42,6 +44,38 @@ export const ACTION_INFO: StructDecl = {
     { name: 'tail_first', type: 'i32' }, // first s whose transition passes S
     { name: 'tail_start', type: 'u32' }, // where the triple of (s = tail_first, j = 0, j' = 0) starts in `coef`
     { name: 'unstable_first', type: 'i32' }, // from this s on the f32 stage leaves serve-b out (see pack.ts)
+  ],
+};
+
+/**
+ * One per scenario of a joint multi-class batch (docs/model.md §10; src/model/classes/compile.ts):
+ * up to three axes, a model of C < 3 classes padded with trailing axes of one level, which leave
+ * the flat layout (last class fastest) unchanged. The padded box H holds the values the serve
+ * sums read; `tables` holds 5 i32 per action (class, batch, shift, first row, end row) from
+ * action_base and 3 per kernel row (offset, length, first probability) from row_base; `coef`
+ * holds w_c/λ_c (3), τ·λ_c (3) and w_pow·P0 from coef_base, kappa[a] and τ/l from kappa_base
+ * (A each), and the kernels' probabilities from probs_base.
+ */
+export const JOINT_INFO: StructDecl = {
+  name: 'JointInfo',
+  fields: [
+    { name: 'classes', type: 'u32' }, // C
+    { name: 'state_offset', type: 'u32' }, // global index of state n = 0 (as ScenarioInfo's)
+    { name: 'states', type: 'u32' },
+    { name: 'pad_offset', type: 'u32' }, // global index of the padded box's origin in H
+    { name: 'pad_states', type: 'u32' },
+    { name: 'dim0', type: 'u32' }, // S_c + 1 per axis
+    { name: 'dim1', type: 'u32' },
+    { name: 'dim2', type: 'u32' },
+    { name: 'pad_dim0', type: 'u32' }, // padded box dims per axis
+    { name: 'pad_dim1', type: 'u32' },
+    { name: 'pad_dim2', type: 'u32' },
+    { name: 'actions', type: 'u32' }, // A = 1 + Σ B_c (action 0 waits)
+    { name: 'action_base', type: 'u32' },
+    { name: 'row_base', type: 'u32' },
+    { name: 'coef_base', type: 'u32' },
+    { name: 'kappa_base', type: 'u32' },
+    { name: 'probs_base', type: 'u32' },
   ],
 };
 

@@ -1,0 +1,117 @@
+// classes_sweep.wgsl
+// bindings (group 0):
+//   @binding(0) u: Uniforms (uniform)
+//   @binding(1) scenarios: array<ScenarioInfo> (read)
+//   @binding(2) joint: array<JointInfo> (read)
+//   @binding(3) tables: array<i32> (read)
+//   @binding(4) coef: array<f32> (read)
+//   @binding(5) hpad: array<f32> (read)
+//   @binding(6) gap: array<f32> (read_write)
+//   @binding(7) policy: array<u32> (read_write)
+//   @binding(8) changes: array<atomic<u32>> (read_write)
+// uniforms:
+//   total_states: u32
+//   num_scenarios: u32
+//   greedy: u32
+//
+// One Bellman step of the joint multi-class model (docs/model.md §10) for every state n of every
+// scenario of a batch, one thread per state: the f32 twin of classesStep in
+// src/model/classes/bellman.ts, on the padded box classes_pad.wgsl fills (lumped overflow):
+//   wait (every n_c < S_c): Σ_c (w_c/λ_c)·n_c + w_pow·P0 + Σ_c τλ_c·(H(n + e_c) − h(n)),
+//   serve a (b ≤ n_c):      Σ_c (w_c/λ_c)·n_c + kappa[a] + (τ/l)·Σ_rows Σ_e p·(H(n + shift + off + e) − h(n)),
+// the minimum over the allowed actions (wait first, then a = 1, 2, … on ties), and the greedy
+// action in `policy`. Sums of differences keep f32's digits where h grows like n². The kernel rows
+// are those of compile.ts (also for product kernels, whose per-axis sums the CPU forms instead).
+// With greedy = 0 it is an evaluation sweep of modified policy iteration: only the stored action.
+// The header (structs, uniforms, bindings, entry point) is generated from the kernel descriptor
+// in src/solve/gpu/jointKernels.ts; joint_scenario comes from shaders/lib.
+
+fn serve_value(j: JointInfo, a: u32, base: u32, hold: f32, hx: f32) -> f32 {
+  let rec = j.action_base + 5u * a;
+  let origin = i32(base) + tables[rec + 2u];
+  let end = u32(tables[rec + 4u]);
+  var acc = 0.0;
+  for (var r = u32(tables[rec + 3u]); r < end; r++) {
+    let row = j.row_base + 3u * r;
+    let at = u32(origin + tables[row]);
+    let len = u32(tables[row + 1u]);
+    let pb = j.probs_base + u32(tables[row + 2u]);
+    for (var e = 0u; e < len; e++) {
+      acc += coef[pb + e] * (hpad[at + e] - hx);
+    }
+  }
+  return hold + coef[j.kappa_base + a] + coef[j.kappa_base + j.actions + a] * acc;
+}
+
+fn wait_value(j: JointInfo, base: u32, stride: vec3<u32>, hold: f32, hx: f32) -> f32 {
+  var drift = 0.0;
+  for (var c = 0u; c < j.classes; c++) {
+    drift += coef[j.coef_base + 3u + c] * (hpad[base + stride[c]] - hx);
+  }
+  return hold + coef[j.coef_base + 6u] + drift;
+}
+
+// Serving a = (class, batch) needs batch ≤ n_class.
+fn serve_allowed(j: JointInfo, a: u32, n: vec3<u32>) -> bool {
+  let rec = j.action_base + 5u * a;
+  return u32(tables[rec + 1u]) <= n[u32(tables[rec])];
+}
+
+fn run(wg: u32, lid: u32) {
+  let idx = wg * WORKGROUP_SIZE + lid;
+  if (idx >= u.total_states) {
+    return;
+  }
+  let sc = joint_scenario(idx, false);
+  if (scenarios[sc].live == 0u) {
+    return;
+  }
+  let j = joint[sc];
+  let x = idx - j.state_offset;
+  let t = x / j.dim2;
+  let n = vec3<u32>(t / j.dim1, t % j.dim1, x % j.dim2);
+  let dims = vec3<u32>(j.dim0, j.dim1, j.dim2);
+  let stride = vec3<u32>(j.pad_dim1 * j.pad_dim2, j.pad_dim2, 1u);
+  let base = j.pad_offset + n.x * stride.x + n.y * stride.y + n.z;
+  let hx = hpad[base];
+  var hold = 0.0;
+  var can_wait = true;
+  for (var c = 0u; c < j.classes; c++) {
+    hold += coef[j.coef_base + c] * f32(n[c]);
+    can_wait = can_wait && n[c] + 1u < dims[c];
+  }
+  let evaluating = u.greedy == 0u;
+  if (evaluating) {
+    let fixed = policy[idx];
+    if (fixed == 0u && can_wait) {
+      gap[idx] = wait_value(j, base, stride, hold, hx);
+      return;
+    }
+    if (fixed > 0u && fixed < j.actions && serve_allowed(j, fixed, n)) {
+      gap[idx] = serve_value(j, fixed, base, hold, hx);
+      return;
+    }
+    // A stored action not allowed here (from a warm start): take the minimum instead.
+  }
+  var best = 3.0e38;
+  var arg = 0u;
+  if (can_wait) {
+    best = wait_value(j, base, stride, hold, hx);
+  }
+  for (var a = 1u; a < j.actions; a++) {
+    if (!serve_allowed(j, a, n)) {
+      continue;
+    }
+    let v = serve_value(j, a, base, hold, hx);
+    if (v < best) {
+      best = v;
+      arg = a;
+    }
+  }
+  gap[idx] = best;
+  // Count greedy-action changes per scenario: the host stops the f32 stage once they cease.
+  if (!evaluating && policy[idx] != arg) {
+    policy[idx] = arg;
+    atomicAdd(&changes[sc], 1u);
+  }
+}

@@ -1,0 +1,138 @@
+import type { ClassesModel } from '../../model/classes/compile.js';
+import { sizeOf } from '../../model/classes/grid.js';
+import type { BindingBytes } from './bindingGroups.js';
+import { JOINT_INFO, SCENARIO_INFO, StructArray, structBytes } from './structs.js';
+
+/** The joint kernels' axes: a model of fewer classes gets trailing axes of one level. */
+export const JOINT_AXES = 3;
+
+/**
+ * A batch of joint multi-class models (docs/model.md §10) packed for classes_pad.wgsl and
+ * classes_sweep.wgsl: the shared ScenarioInfo records (state_offset, states, live), one JointInfo
+ * per model (structs.ts gives the layout of `tables` and `coef`), the state-to-scenario map the
+ * shared normalisation reads, and the starting values and policy.
+ */
+export interface PackedJointBatch {
+  readonly scenarios: StructArray;
+  readonly joint: StructArray;
+  readonly tables: Int32Array;
+  readonly coef: Float32Array;
+  readonly stateScenario: Uint32Array;
+  readonly h: Float32Array;
+  readonly policy: Uint32Array;
+  readonly stateOffset: readonly number[];
+  readonly states: readonly number[];
+  readonly totalStates: number;
+  readonly totalPad: number;
+}
+
+const COEF_HEAD = 2 * JOINT_AXES + 1;
+
+/** Bytes a joint model adds to each binding of a batch. */
+export function jointBindingBytes(m: ClassesModel): BindingBytes {
+  const rows = m.rowOffset.length;
+  return {
+    states: 4 * m.states,
+    pad: 4 * sizeOf(m.padDims),
+    tables: 4 * (5 * m.actions + 3 * rows),
+    coef: 4 * (COEF_HEAD + 2 * m.actions + m.probs.length),
+    joint: structBytes(JOINT_INFO),
+    scenarios: structBytes(SCENARIO_INFO),
+  };
+}
+
+/**
+ * The f32 stage's starting policy where no warm one is given: serve as many as may be of the
+ * longest queue (the lowest class on a tie), wait when empty, as policy iteration starts from
+ * serving rather than from h = 0's greedy "wait everywhere".
+ */
+export function jointStartAction(m: ClassesModel, n: Int32Array, first: Int32Array): number {
+  let c = 0;
+  for (let k = 1; k < m.C; k++) if (n[k] > n[c]) c = k;
+  if (n[c] === 0) return 0;
+  return first[c] + Math.min(n[c], m.params.classes[c].maxBatchSize) - 1;
+}
+
+/** A warm policy the stage may start from: one allowed action per state (wait only below every top). */
+function usableJointPolicy(m: ClassesModel, p: Int32Array | undefined): p is Int32Array {
+  if (!p || p.length !== m.states) return false;
+  const n = new Int32Array(m.C);
+  for (let x = 0; x < m.states; x++) {
+    if (x > 0) for (let a = m.C - 1; a >= 0 && ++n[a] === m.dims[a]; a--) n[a] = 0;
+    const a = p[x];
+    if (!(a >= 0 && a < m.actions)) return false;
+    if (a === 0 ? n.some((v, c) => v >= m.S[c]) : m.actionBatch[a] > n[m.actionClass[a]]) return false;
+  }
+  return true;
+}
+
+export function packJointBatch(models: readonly ClassesModel[], warm: readonly ({ readonly values?: Float64Array; readonly policy?: Int32Array } | undefined)[] = []): PackedJointBatch {
+  const need = models.map(jointBindingBytes);
+  const total = (k: string) => need.reduce((s, b) => s + b[k], 0) / 4;
+  const scenarios = new StructArray(SCENARIO_INFO, models.length);
+  const joint = new StructArray(JOINT_INFO, models.length);
+  const tables = new Int32Array(Math.max(1, total('tables')));
+  const coef = new Float32Array(Math.max(1, total('coef')));
+  const totalStates = total('states');
+  const stateScenario = new Uint32Array(Math.max(1, totalStates));
+  const h = new Float32Array(Math.max(1, totalStates));
+  const policy = new Uint32Array(Math.max(1, totalStates));
+  const stateOffset: number[] = [];
+  const states: number[] = [];
+  let st = 0;
+  let pad = 0;
+  let li = 0;
+  let co = 0;
+  models.forEach((m, i) => {
+    const dims = axes(m.dims);
+    const padDims = axes(m.padDims);
+    const padStates = sizeOf(m.padDims);
+    const coefBase = co;
+    for (let c = 0; c < m.C; c++) {
+      coef[co + c] = m.costSlope[c];
+      coef[co + JOINT_AXES + c] = m.waitRate[c];
+    }
+    coef[co + 2 * JOINT_AXES] = m.idleKappa;
+    const kappaBase = co + COEF_HEAD;
+    coef.set(m.kappa, kappaBase);
+    coef.set(m.ratio, kappaBase + m.actions);
+    const probsBase = kappaBase + 2 * m.actions;
+    coef.set(m.probs, probsBase);
+    co = probsBase + m.probs.length;
+    const actionBase = li;
+    for (let a = 0; a < m.actions; a++) {
+      tables.set([m.actionClass[a], m.actionBatch[a], m.shift[a], m.rowStart[a], a > 0 ? m.rowStart[a + 1] : 0], li);
+      li += 5;
+    }
+    const rowBase = li;
+    for (let r = 0; r < m.rowOffset.length; r++, li += 3) tables.set([m.rowOffset[r], m.rowLength[r], m.rowValue[r]], li);
+    const info = {
+      classes: m.C, state_offset: st, states: m.states, pad_offset: pad, pad_states: padStates,
+      dim0: dims[0], dim1: dims[1], dim2: dims[2], pad_dim0: padDims[0], pad_dim1: padDims[1], pad_dim2: padDims[2],
+      actions: m.actions, action_base: actionBase, row_base: rowBase, coef_base: coefBase, kappa_base: kappaBase, probs_base: probsBase,
+    };
+    for (const [field, value] of Object.entries(info)) joint.set(i, field, value);
+    for (const [field, value] of Object.entries({ state_offset: st, states: m.states, live: 1 })) scenarios.set(i, field, value);
+    stateScenario.fill(i, st, st + m.states);
+    const w = warm[i]?.values;
+    if (w && w.length === m.states) for (let x = 0; x < m.states; x++) h[st + x] = w[x] - w[0];
+    const p = warm[i]?.policy;
+    const start = usableJointPolicy(m, p) ? p : undefined;
+    const first = Int32Array.from({ length: m.C }, (_, c) => m.actionClass.indexOf(c));
+    const n = new Int32Array(m.C);
+    for (let x = 0; x < m.states; x++) {
+      if (x > 0) for (let a = m.C - 1; a >= 0 && ++n[a] === m.dims[a]; a--) n[a] = 0;
+      policy[st + x] = start ? start[x] : jointStartAction(m, n, first);
+    }
+    stateOffset.push(st);
+    states.push(m.states);
+    st += m.states;
+    pad += padStates;
+  });
+  return { scenarios, joint, tables, coef, stateScenario, h, policy, stateOffset, states, totalStates, totalPad: pad };
+}
+
+/** Dims on JOINT_AXES axes, trailing axes of one level. */
+function axes(d: Int32Array): number[] {
+  return Array.from({ length: JOINT_AXES }, (_, a) => (a < d.length ? d[a] : 1));
+}
