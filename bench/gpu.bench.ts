@@ -10,6 +10,7 @@ import { bellmanStep } from '../src/policy/greedy.js';
 import { cpuPolicyIteration } from '../src/solve/cpu/pi.js';
 import { acquireGpu, batchedRvi, directStage, gpuSolver, readFlags, releaseGpu, sweepWork, type GpuContext } from '../src/solve/gpu/index.js';
 import { solveScenariosOnGpu } from '../src/solve/gpuBatch.js';
+import { gpuSweepMs } from './gpuSweep.js';
 import { fmt, median, timeRuns } from './stats.js';
 import type { BenchContext, BenchSection } from './types.js';
 
@@ -39,11 +40,8 @@ function work(m: CompiledModel): number {
 async function sweepRow(ctx: GpuContext, m: CompiledModel, reps: number): Promise<Record<string, string | number>> {
   // Enough sweeps that the slope stands out of the overhead, few where one sweep is slow.
   const k = Math.max(4, Math.min(64, Math.round(2e7 / work(m))));
-  const flags = (sweeps: number) => ({ ...readFlags(), BATCHWISE_GPU_EVAL_SWEEPS: 0, BATCHWISE_GPU_CYCLES_PER_CHECK: sweeps, BATCHWISE_GPU_MAX_SWEEPS: sweeps, BATCHWISE_GPU_STABLE_CHECKS: 1e9, BATCHWISE_GPU_STALL_CHECKS: 1e9 });
   const job = [{ model: m, tolerance: 1e-15 }];
-  const many = await timeRuns(() => batchedRvi(ctx, job, { flags: flags(k) }), reps, 1);
-  const one = await timeRuns(() => batchedRvi(ctx, job, { flags: flags(1) }), reps, 1);
-  const gpuSweep = Math.max(0, (median(many) - median(one)) / (k - 1));
+  const { perSweep: gpuSweep, oneSubmit } = await gpuSweepMs((flags) => batchedRvi(ctx, job, { flags }), k, reps);
   const h = new Float64Array(m.S + 1);
   for (let s = 1; s <= m.S; s++) h[s] = h[s - 1] + s * m.costSlope;
   const gap = new Float64Array(m.S + 1);
@@ -56,7 +54,7 @@ async function sweepRow(ctx: GpuContext, m: CompiledModel, reps: number): Promis
     'GPU ms/sweep': fmt(gpuSweep),
     'CPU f64 ms/sweep': fmt(median(cpu)),
     'GPU/CPU': fmt(gpuSweep / median(cpu)),
-    'submit+readback ms': fmt(median(one)),
+    'submit+readback ms': fmt(oneSubmit),
   };
 }
 

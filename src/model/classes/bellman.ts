@@ -186,15 +186,16 @@ function separableSums(model: ClassesModel, a: number, scratch: StepScratch, sig
 /**
  * Multiplications of one sweep's serve sums: for a kernel by rows, its entries at every state
  * where the serve is allowed; for a product kernel (separableSums), len_0 terms of two there,
- * and per sweep the per-axis sums F_x over the positions where they are formed.
+ * and per sweep the per-axis sums F_x over the positions where they are formed. With `byRows`,
+ * every kernel by its rows (the GPU's classes_sweep.wgsl, which forms no per-axis sums).
  */
-export function sweepWork(model: ClassesModel): number {
+export function sweepWork(model: ClassesModel, byRows = false): number {
   const { C, dims, padDims, actions, actionClass, actionBatch, work, separable, factorStart } = model;
   const len = (a: number, x: number) => factorStart[a * C + x + 1] - factorStart[a * C + x];
   const perState = new Float64Array(actions);
   let total = 0;
   for (let a = 1; a < actions; a++) {
-    if (separable[a] === 0) {
+    if (byRows || separable[a] === 0) {
       perState[a] = work[a];
       continue;
     }

@@ -1,0 +1,89 @@
+/**
+ * The joint model's sweep on whatever WebGPU adapter this machine has (Mesa llvmpipe where there is
+ * no GPU) beside the CPU's f64 sweep on the same model, and a whole certified solve through the
+ * GPU's f32 stage against the CPU alone: the measurements behind the AUTO rule for several classes
+ * (docs/gpu.md).
+ */
+import { classesOperator, sweepWork } from '../src/model/classes/bellman.js';
+import { compileClasses, type ClassesModel } from '../src/model/classes/compile.js';
+import { validateClassesScenario } from '../src/model/classes/validate.js';
+import { solveClassesScenario } from '../src/solve/classes/solveClasses.js';
+import { acquireGpu, type GpuContext } from '../src/solve/gpu/index.js';
+import { batchedJointRvi } from '../src/solve/gpu/jointRvi.js';
+import { gpuSweepMs } from './gpuSweep.js';
+import { fmt, median, timeRuns } from './stats.js';
+import { scenario } from './classes.bench.js';
+import type { BenchContext, BenchSection } from './types.js';
+
+/** Milliseconds of one f64 CPU sweep (median of 3 after a warm-up). */
+async function cpuSweepMs(model: ClassesModel): Promise<number> {
+  const op = classesOperator(model);
+  const h = new Float64Array(model.states);
+  const gap = new Float64Array(model.states);
+  const policy = new Int32Array(model.states);
+  return median(await timeRuns(() => op.step(h, gap, policy), 3, 1));
+}
+
+async function sweepRow(gpu: GpuContext, model: ClassesModel, reps: number): Promise<Record<string, string | number>> {
+  const gpuWork = sweepWork(model, true);
+  const k = Math.max(4, Math.min(32, Math.round(4e7 / gpuWork)));
+  const { perSweep, oneSubmit } = await gpuSweepMs((flags) => batchedJointRvi(gpu, [{ model, tolerance: 1e-15 }], { flags }), k, reps);
+  const cpu = await cpuSweepMs(model);
+  return {
+    part: 'sweep',
+    S: `(${Array.from(model.S).join(', ')})`,
+    states: model.states,
+    'GPU multiply-adds/sweep': gpuWork,
+    'GPU ms/sweep': fmt(perSweep),
+    'GPU sweeps/s': fmt(1000 / perSweep),
+    'CPU multiply-adds/sweep': sweepWork(model),
+    'CPU ms/sweep': fmt(cpu),
+    'CPU sweeps/s': fmt(1000 / cpu),
+    'GPU/CPU time': fmt(perSweep / cpu),
+    'submit+readback ms': fmt(oneSubmit),
+  };
+}
+
+/** A whole solve at a fixed box on each backend: time, sweeps on each side, the certified width. */
+async function solveRow(raw: (S: number) => object, S: number, backend: 'CPU' | 'GPU'): Promise<Record<string, string | number>> {
+  const t = performance.now();
+  const r = await solveClassesScenario({ ...raw(S), solver: { tolerance: 1e-9, backend } });
+  return {
+    part: `solve on ${backend}`,
+    S: `(${S}, ${S})`,
+    states: r.solver.states,
+    'seconds': fmt((performance.now() - t) / 1000),
+    'f32 GPU sweeps': r.solver.gpuIterations ?? 0,
+    'f64 CPU sweeps': r.solver.iterations,
+    'relative width': ((r.averageCostUpper - r.averageCostLower) / r.averageCostLower).toExponential(2),
+    method: r.solver.method,
+  };
+}
+
+export default async function run(ctx: BenchContext): Promise<BenchSection> {
+  const { quick, log } = ctx;
+  const params = (S: number) => validateClassesScenario(scenario(S)).params;
+  const raw = scenario;
+  const gpu = await acquireGpu().catch(() => undefined);
+  if (!gpu) return { name: 'classes on the GPU', rows: [], notes: ['No WebGPU adapter on this machine: skipped.'] };
+  const sizes = quick ? [20] : [30, 60];
+  const rows: BenchSection['rows'] = [];
+  for (const S of sizes) {
+    log(`classes GPU sweep S = (${S}, ${S})`);
+    rows.push(await sweepRow(gpu, compileClasses(params(S), [S, S]), quick ? 1 : 2));
+  }
+  const S = sizes[sizes.length - 1];
+  for (const backend of ['CPU', 'GPU'] as const) {
+    log(`classes solve on ${backend} at S = (${S}, ${S})`);
+    rows.push(await solveRow(raw, S, backend));
+  }
+  return {
+    name: 'classes on the GPU',
+    rows,
+    notes: [
+      `Adapter: ${gpu.adapterName} (${gpu.kind}). GPU ms/sweep = (a submit of k sweeps − a submit of one) / (k − 1), so upload and readback drop out; the CPU sweep is one thread, f64.`,
+      'The GPU sweep (classes_sweep.wgsl) sums every kernel by its rows; the CPU forms a product kernel’s per-axis sums instead (deterministic service, as here), hence the two work columns.',
+      'A solve on the GPU is the f32 stage (modified policy iteration, lumped overflow) and then the CPU’s f64 RVI started from its values; the certificate is always the f64 one.',
+    ],
+  };
+}
