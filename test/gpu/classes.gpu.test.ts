@@ -29,7 +29,7 @@ const TWO_DET = [det, { ...det, name: 'b', rate: 120, B: 3, perItem: 0.002, w: 2
 const TWO_RANDOM = [{ ...det, law: 'GAMMA' as const, cv: 0.5 }, { ...det, name: 'b', rate: 100, B: 3, law: 'EXPONENTIAL' as const, w: 0.5 }];
 const THREE = [
   { ...det, rate: 90, B: 2 },
-  { ...det, name: 'b', rate: 60, B: 2, perItem: 0.002, w: 2, law: 'EXPONENTIAL' as const },
+  { ...det, name: 'b', rate: 60, B: 2, perItem: 0.002, w: 2, law: 'GAMMA' as const, cv: 0.5 },
   { ...det, name: 'c', rate: 40, B: 2, perItem: 0.003, w: 0.5 },
 ];
 /** Three classes the dense reference can build (its mixture laws over three axes are too long to enumerate). */
@@ -123,7 +123,7 @@ describe(`the joint model's f32 stage on the GPU${gpu.skip}`, () => {
   const solved = [
     { name: 'two classes, deterministic, automatic S', cls: TWO_DET },
     { name: 'two classes, gamma beside exponential, S = (20, 18)', cls: [{ ...TWO_RANDOM[0], S: 20 }, { ...TWO_RANDOM[1], S: 18 }] },
-    { name: 'three classes, S = (8, 8, 8)', cls: THREE.map((k) => ({ ...k, S: 8 })) },
+    { name: 'three classes, S = (6, 6, 6)', cls: THREE.map((k) => ({ ...k, S: 6 })) },
   ];
   for (const c of solved) {
     it.skipIf(!gpu.ctx)(`backend GPU: ${c.name}: the f64 polish certifies the CPU's optimum, started from the f32 values`, async () => {
