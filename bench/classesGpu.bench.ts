@@ -15,13 +15,13 @@ import { fmt, median, timeRuns } from './stats.js';
 import { scenario } from './classes.bench.js';
 import type { BenchContext, BenchSection } from './types.js';
 
-/** Milliseconds of one f64 CPU sweep (median of 3 after a warm-up). */
+/** Milliseconds of one f64 CPU sweep (median of 5 after 3 warm-up sweeps, so the JIT has compiled it). */
 async function cpuSweepMs(model: ClassesModel): Promise<number> {
   const op = classesOperator(model);
   const h = new Float64Array(model.states);
   const gap = new Float64Array(model.states);
   const policy = new Int32Array(model.states);
-  return median(await timeRuns(() => op.step(h, gap, policy), 3, 1));
+  return median(await timeRuns(() => op.step(h, gap, policy), 5, 3));
 }
 
 async function sweepRow(gpu: GpuContext, model: ClassesModel, reps: number): Promise<Record<string, string | number>> {

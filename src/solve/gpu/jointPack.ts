@@ -1,6 +1,7 @@
 import type { ClassesModel } from '../../model/classes/compile.js';
 import { sizeOf } from '../../model/classes/grid.js';
 import type { BindingBytes } from './bindingGroups.js';
+import { putWarmValues, stateArrays, type PackedStates } from './stageLoop.js';
 import { JOINT_INFO, SCENARIO_INFO, StructArray, structBytes } from './structs.js';
 
 /** The joint kernels' axes: a model of fewer classes gets trailing axes of one level. */
@@ -12,17 +13,10 @@ export const JOINT_AXES = 3;
  * per model (structs.ts gives the layout of `tables` and `coef`), the state-to-scenario map the
  * shared normalisation reads, and the starting values and policy.
  */
-export interface PackedJointBatch {
-  readonly scenarios: StructArray;
+export interface PackedJointBatch extends PackedStates {
   readonly joint: StructArray;
   readonly tables: Int32Array;
   readonly coef: Float32Array;
-  readonly stateScenario: Uint32Array;
-  readonly h: Float32Array;
-  readonly policy: Uint32Array;
-  readonly stateOffset: readonly number[];
-  readonly states: readonly number[];
-  readonly totalStates: number;
   readonly totalPad: number;
 }
 
@@ -74,9 +68,7 @@ export function packJointBatch(models: readonly ClassesModel[], warm: readonly (
   const tables = new Int32Array(Math.max(1, total('tables')));
   const coef = new Float32Array(Math.max(1, total('coef')));
   const totalStates = total('states');
-  const stateScenario = new Uint32Array(Math.max(1, totalStates));
-  const h = new Float32Array(Math.max(1, totalStates));
-  const policy = new Uint32Array(Math.max(1, totalStates));
+  const { stateScenario, h, policy } = stateArrays(totalStates);
   const stateOffset: number[] = [];
   const states: number[] = [];
   let st = 0;
@@ -114,8 +106,7 @@ export function packJointBatch(models: readonly ClassesModel[], warm: readonly (
     for (const [field, value] of Object.entries(info)) joint.set(i, field, value);
     for (const [field, value] of Object.entries({ state_offset: st, states: m.states, live: 1 })) scenarios.set(i, field, value);
     stateScenario.fill(i, st, st + m.states);
-    const w = warm[i]?.values;
-    if (w && w.length === m.states) for (let x = 0; x < m.states; x++) h[st + x] = w[x] - w[0];
+    putWarmValues(h, st, m.states, warm[i]?.values);
     const p = warm[i]?.policy;
     const start = usableJointPolicy(m, p) ? p : undefined;
     const first = Int32Array.from({ length: m.C }, (_, c) => m.actionClass.indexOf(c));

@@ -3,8 +3,7 @@ import { groupsUnder } from './bindingGroups.js';
 import type { GpuContext } from './device.js';
 import { classesPadKernel, classesSweepKernel } from './jointKernels.js';
 import { jointBindingBytes, packJointBatch } from './jointPack.js';
-import { boundsReduceKernel, normalizeKernel } from './kernels.js';
-import { bindingLimit, runStage, StageResources, workgroupSizes, type BatchedRviOptions, type GpuRviResult } from './stageLoop.js';
+import { bindingLimit, runPacked, type BatchedRviOptions, type GpuRviResult, type StageResources } from './stageLoop.js';
 
 /** One joint multi-class model of a batched f32 run. */
 export interface GpuJointJob {
@@ -31,38 +30,29 @@ export async function batchedJointRvi(ctx: GpuContext, jobs: readonly GpuJointJo
   return out;
 }
 
-async function runJointGroup(ctx: GpuContext, jobs: readonly GpuJointJob[], opts: BatchedRviOptions): Promise<GpuRviResult[]> {
+function runJointGroup(ctx: GpuContext, jobs: readonly GpuJointJob[], opts: BatchedRviOptions): Promise<GpuRviResult[]> {
   const packed = packJointBatch(
     jobs.map((j) => j.model),
     jobs.map((j) => j.warm),
   );
   const n = jobs.length;
   const total = packed.totalStates;
-  const res = new StageResources(ctx);
-  const upload = res.upload;
-  try {
-    const buffers = {
-      scenarios: upload(packed.scenarios.buffer),
-      joint: upload(packed.joint.buffer),
-      state_scenario: upload(packed.stateScenario),
-      tables: upload(packed.tables),
-      coef: upload(packed.coef),
-      h: upload(packed.h),
-      hpad: upload(new ArrayBuffer(0), 4 * Math.max(1, packed.totalPad)),
-      gap: upload(new ArrayBuffer(0), 4 * total),
-      policy: upload(packed.policy),
-      changes: upload(new Uint32Array(n)),
-      bounds: upload(new ArrayBuffer(0), 16 * n),
-    };
-    const { wg, reduceWg } = workgroupSizes(ctx.device.limits, opts.flags);
-    const pad = await res.bind(classesPadKernel(wg), buffers, { total_pad: packed.totalPad, num_scenarios: n }, { threads: packed.totalPad });
-    const sweep = await res.bind(classesSweepKernel(wg), buffers, { total_states: total, num_scenarios: n, greedy: 1 }, { threads: total });
-    const evaluate = await res.bind(classesSweepKernel(wg), buffers, { total_states: total, num_scenarios: n, greedy: 0 }, { threads: total });
-    const normalize = await res.bind(normalizeKernel(wg), buffers, { total_states: total }, { threads: total });
-    const reduce = await res.bind(boundsReduceKernel(reduceWg), buffers, { num_scenarios: n }, { workgroups: n });
-    const program = { scenarios: packed.scenarios, buffers, improve: [pad, sweep], evaluate: [pad, evaluate], normalize, reduce, stateOffset: packed.stateOffset, states: packed.states, totalStates: total };
-    return await runStage(ctx, program, jobs.map((j) => j.tolerance), opts);
-  } finally {
-    res.release();
-  }
+  const own = (upload: StageResources['upload']) => ({
+    joint: upload(packed.joint.buffer),
+    tables: upload(packed.tables),
+    coef: upload(packed.coef),
+    hpad: upload(new ArrayBuffer(0), 4 * Math.max(1, packed.totalPad)),
+  });
+  return runPacked(
+    ctx,
+    packed,
+    own,
+    async (res, buffers, wg) => {
+      const pad = await res.bind(classesPadKernel(wg), buffers, { total_pad: packed.totalPad, num_scenarios: n }, { threads: packed.totalPad });
+      const sweep = (greedy: number) => res.bind(classesSweepKernel(wg), buffers, { total_states: total, num_scenarios: n, greedy }, { threads: total });
+      return { improve: [pad, await sweep(1)], evaluate: [pad, await sweep(0)] };
+    },
+    jobs.map((j) => j.tolerance),
+    opts,
+  );
 }

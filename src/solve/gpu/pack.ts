@@ -1,6 +1,7 @@
 import { isAction, startAction, type CompiledModel } from '../../model/compile.js';
 import { groupsUnder, largestOf, type BindingBytes } from './bindingGroups.js';
 import { DEFAULT_FLAGS } from './flags.js';
+import { putWarmValues, stateArrays } from './stageLoop.js';
 import { ACTION_INFO, SCENARIO_INFO, StructArray, structBytes } from './structs.js';
 
 /**
@@ -146,9 +147,7 @@ export function packBatch(models: readonly CompiledModel[], warm: readonly (Warm
   const scenarios = new StructArray(SCENARIO_INFO, n);
   const actions = new StructArray(ACTION_INFO, totalActions);
   const coef = new Float32Array(Math.max(1, totalCoef));
-  const stateScenario = new Uint32Array(Math.max(1, totalStates));
-  const h = new Float32Array(Math.max(1, totalStates));
-  const policy = new Uint32Array(Math.max(1, totalStates));
+  const { stateScenario, h, policy } = stateArrays(totalStates);
   const stateOffset: number[] = [];
   const states: number[] = [];
   let st = 0;
@@ -185,8 +184,7 @@ export function packBatch(models: readonly CompiledModel[], warm: readonly (Warm
       actions.set(ac, 'unstable_first', unstable[b]);
     }
     stateScenario.fill(i, st, st + count);
-    const w = warm[i]?.values;
-    if (w && w.length === count) for (let x = 0; x < count; x++) h[st + x] = w[x] - w[0];
+    putWarmValues(h, st, count, warm[i]?.values);
     const p = warm[i]?.policy;
     const start = usablePolicy(m, p) ? p : undefined;
     for (let x = 0; x < count; x++) policy[st + x] = start ? start[x] : startAction(m, Math.floor(x / M));

@@ -1,8 +1,8 @@
 import type { CompiledModel } from '../../model/compile.js';
 import type { GpuContext } from './device.js';
-import { bellmanSweepKernel, boundsReduceKernel, normalizeKernel } from './kernels.js';
+import { bellmanSweepKernel } from './kernels.js';
 import { packBatch, splitForLimits, type WarmValues } from './pack.js';
-import { bindingLimit, runStage, StageResources, workgroupSizes, type BatchedRviOptions, type GpuRviResult } from './stageLoop.js';
+import { bindingLimit, runPacked, type BatchedRviOptions, type GpuRviResult } from './stageLoop.js';
 
 export { bindingLimit, type BatchedRviOptions, type GpuRunHooks, type GpuRviResult } from './stageLoop.js';
 
@@ -30,37 +30,22 @@ export async function batchedRvi(ctx: GpuContext, jobs: readonly GpuRviJob[], op
   return out;
 }
 
-async function runGroup(ctx: GpuContext, jobs: readonly GpuRviJob[], opts: BatchedRviOptions): Promise<GpuRviResult[]> {
-  const { flags } = opts;
+function runGroup(ctx: GpuContext, jobs: readonly GpuRviJob[], opts: BatchedRviOptions): Promise<GpuRviResult[]> {
   const packed = packBatch(
     jobs.map((j) => j.model),
     jobs.map((j) => j.warm),
-    flags.BATCHWISE_GPU_MAX_ROW_EXCESS,
+    opts.flags.BATCHWISE_GPU_MAX_ROW_EXCESS,
   );
-  const n = jobs.length;
   const total = packed.totalStates;
-  const res = new StageResources(ctx);
-  const upload = res.upload;
-  try {
-    const buffers = {
-      scenarios: upload(packed.scenarios.buffer),
-      state_scenario: upload(packed.stateScenario),
-      actions: upload(packed.actions.buffer),
-      coef: upload(packed.coef),
-      h: upload(packed.h),
-      gap: upload(new ArrayBuffer(0), 4 * total),
-      policy: upload(packed.policy),
-      changes: upload(new Uint32Array(n)),
-      bounds: upload(new ArrayBuffer(0), 16 * n),
-    };
-    const { wg, reduceWg } = workgroupSizes(ctx.device.limits, flags);
-    const sweep = await res.bind(bellmanSweepKernel(wg), buffers, { total_states: total, greedy: 1 }, { threads: total });
-    const evaluate = await res.bind(bellmanSweepKernel(wg), buffers, { total_states: total, greedy: 0 }, { threads: total });
-    const normalize = await res.bind(normalizeKernel(wg), buffers, { total_states: total }, { threads: total });
-    const reduce = await res.bind(boundsReduceKernel(reduceWg), buffers, { num_scenarios: n }, { workgroups: n });
-    const program = { scenarios: packed.scenarios, buffers, improve: [sweep], evaluate: [evaluate], normalize, reduce, stateOffset: packed.stateOffset, states: packed.states, totalStates: total };
-    return await runStage(ctx, program, jobs.map((j) => j.tolerance), opts);
-  } finally {
-    res.release();
-  }
+  return runPacked(
+    ctx,
+    packed,
+    (upload) => ({ actions: upload(packed.actions.buffer), coef: upload(packed.coef) }),
+    async (res, buffers, wg) => ({
+      improve: [await res.bind(bellmanSweepKernel(wg), buffers, { total_states: total, greedy: 1 }, { threads: total })],
+      evaluate: [await res.bind(bellmanSweepKernel(wg), buffers, { total_states: total, greedy: 0 }, { threads: total })],
+    }),
+    jobs.map((j) => j.tolerance),
+    opts,
+  );
 }

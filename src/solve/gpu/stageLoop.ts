@@ -1,6 +1,7 @@
 import { throwIfAborted } from '../../model/errors.js';
 import type { GpuContext } from './device.js';
 import type { GpuFlags } from './flags.js';
+import { boundsReduceKernel, normalizeKernel } from './kernels.js';
 import type { BoundKernel, GpuRunner } from './runner.js';
 import { StopTracker, type GpuStop } from './stopRule.js';
 import type { StructArray } from './structs.js';
@@ -79,6 +80,74 @@ export class StageResources {
   release(): void {
     for (const b of this.bound) this.ctx.runner.unbind(b);
     for (const b of this.held) this.ctx.runner.pool.release(b);
+  }
+}
+
+/** What every kind's packer gives besides its own arrays: the shared records and per-state arrays. */
+export interface PackedStates {
+  readonly scenarios: StructArray;
+  readonly stateScenario: Uint32Array;
+  /** Initial relative values (warm start or 0). */
+  readonly h: Float32Array;
+  readonly policy: Uint32Array;
+  readonly stateOffset: readonly number[];
+  readonly states: readonly number[];
+  readonly totalStates: number;
+}
+
+/** The per-state arrays of a batch of `total` states (at least one element each: WebGPU refuses empty buffers). */
+export function stateArrays(total: number): { stateScenario: Uint32Array; h: Float32Array; policy: Uint32Array } {
+  const n = Math.max(1, total);
+  return { stateScenario: new Uint32Array(n), h: new Float32Array(n), policy: new Uint32Array(n) };
+}
+
+/** Warm relative values into the batch's h at a scenario's offset, shifted so that its state 0 is 0 (ignored unless `count` long). */
+export function putWarmValues(h: Float32Array, at: number, count: number, w: Float64Array | undefined): void {
+  if (w && w.length === count) for (let x = 0; x < count; x++) h[at + x] = w[x] - w[0];
+}
+
+/** A kind's sweeps, bound: one Bellman sweep and one evaluation sweep, each a sequence of kernels. */
+export interface KindSweeps {
+  readonly improve: readonly BoundKernel[];
+  readonly evaluate: readonly BoundKernel[];
+}
+
+/**
+ * Uploads a packed batch (the shared buffers, and the kind's own from `own`), binds the kind's
+ * sweeps (`sweeps`, given every buffer and the workgroup size) with the shared normalisation and
+ * reduction, runs the stage loop, and releases everything.
+ */
+export async function runPacked(
+  ctx: GpuContext,
+  packed: PackedStates,
+  own: (upload: StageResources['upload']) => Record<string, GPUBuffer>,
+  sweeps: (res: StageResources, buffers: Record<string, GPUBuffer>, wg: number) => Promise<KindSweeps>,
+  tolerances: readonly number[],
+  opts: BatchedRviOptions,
+): Promise<GpuRviResult[]> {
+  const n = tolerances.length;
+  const total = packed.totalStates;
+  const res = new StageResources(ctx);
+  const upload = res.upload;
+  try {
+    const buffers = {
+      scenarios: upload(packed.scenarios.buffer),
+      state_scenario: upload(packed.stateScenario),
+      h: upload(packed.h),
+      gap: upload(new ArrayBuffer(0), 4 * total),
+      policy: upload(packed.policy),
+      changes: upload(new Uint32Array(n)),
+      bounds: upload(new ArrayBuffer(0), 16 * n),
+      ...own(upload),
+    };
+    const { wg, reduceWg } = workgroupSizes(ctx.device.limits, opts.flags);
+    const kind = await sweeps(res, buffers, wg);
+    const normalize = await res.bind(normalizeKernel(wg), buffers, { total_states: total }, { threads: total });
+    const reduce = await res.bind(boundsReduceKernel(reduceWg), buffers, { num_scenarios: n }, { workgroups: n });
+    const program = { ...kind, scenarios: packed.scenarios, buffers, normalize, reduce, stateOffset: packed.stateOffset, states: packed.states, totalStates: total };
+    return await runStage(ctx, program, tolerances, opts);
+  } finally {
+    res.release();
   }
 }
 
