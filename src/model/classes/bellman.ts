@@ -13,9 +13,7 @@ const TIE = 1e-12;
  *   gap(n) = min( wait: Σ_c (w_c/λ_c)·n_c + w_pow·P0 + Σ_c τλ_c·(h(n + e_c) − h(n)),
  *                 serve a: Σ_c (w_c/λ_c)·n_c + kappa[a] + (τ/l)·Σ_k P(k)·(H(n − b·e_c + k) − h(n)) ),
  * each serve sum of differences Σ p·(H − h(n)), as the single-class step does, so that values far
- * from 0 keep their digits. Ties between serves go to the first (lowest class, smallest b);
- * near-ties between serving and waiting go to serving. The sweep runs action by action over all
- * states, so that a product kernel's per-axis sums (separableSums) are formed once per sweep.
+ * from 0 keep their digits. A product kernel's per-axis sums (axisSums) are formed once per sweep.
  */
 export function classesOperator(model: ClassesModel, overflow: Overflow = 'extrapolate'): BellmanOperator {
   const scratch = stepScratch(model);
@@ -34,141 +32,168 @@ export function classesOperator(model: ClassesModel, overflow: Overflow = 'extra
  */
 export type Overflow = 'extrapolate' | 'lump';
 
-/** Buffers of one operator's sweeps: the padded box, per-state holding cost and best values, and the per-axis sums. */
+/** Buffers of one operator's sweeps: the padded box and, per product-kernel action and axis, its per-axis sums. */
 export interface StepScratch {
   readonly H: Float64Array;
-  readonly hold: Float64Array;
-  readonly waitValue: Float64Array;
-  readonly serveValue: Float64Array;
-  readonly serve: Int32Array;
-  /** F[x] for axes x = 1..C−1 (separableSums), over the padded box; F[0] unused. */
-  readonly F: Float64Array[];
+  /** F[a][x] for product-kernel actions a and axes x = 1..C−1 (separableSums), over the padded box; empty otherwise. */
+  readonly F: Float64Array[][];
 }
 
-export function stepScratch(model: ClassesModel): StepScratch {
+export function stepScratch(model: ClassesModel, alloc: (length: number) => Float64Array = (n) => new Float64Array(n)): StepScratch {
   const pad = sizeOf(model.padDims);
-  const n = model.states;
-  const anySeparable = model.separable.some((x) => x === 1);
   return {
-    H: new Float64Array(pad),
-    hold: new Float64Array(n),
-    waitValue: new Float64Array(n),
-    serveValue: new Float64Array(n),
-    serve: new Int32Array(n),
-    F: Array.from({ length: model.C }, (_, x) => new Float64Array(anySeparable && x > 0 ? pad : 0)),
+    H: alloc(pad),
+    F: Array.from({ length: model.actions }, (_, a) => Array.from({ length: model.C }, (_, x) => alloc(model.separable[a] === 1 && x > 0 ? pad : 0))),
   };
 }
 
+/**
+ * One Bellman step in three phases that a caller may also split over threads (parallelStep.ts):
+ * the padded box (fillBox, whole), the per-axis sums of every product kernel, axis C−1 down to 1
+ * (axisSums, by blocks of padded positions, each axis after the one above it), and every state's
+ * wait and serve values and choice (stateValues, by blocks of states).
+ */
 export function classesStep(model: ClassesModel, h: Float64Array, gap: Float64Array, policy: Int32Array, scratch: StepScratch, signal?: AbortSignal, overflow: Overflow = 'extrapolate'): void {
-  const { C, S, dims, strides, costSlope, waitRate, idleKappa, actions } = model;
-  const { H, hold, waitValue, serveValue, serve } = scratch;
-  (overflow === 'lump' ? clampBox : extendBox)(h, S, H, model.padDims);
-  const n = new Int32Array(C);
-  for (let x = 0; x < model.states; x++) {
-    if (x > 0) for (let a = C - 1; a >= 0 && ++n[a] === dims[a]; a--) n[a] = 0;
-    let cost = 0;
+  fillBox(model, h, scratch, overflow);
+  const pad = scratch.H.length;
+  for (let x = model.C - 1; x >= 1; x--) axisSums(model, scratch, x, 0, pad, signal);
+  stateValues(model, h, gap, policy, scratch, 0, model.states, signal);
+}
+
+/** The padded box from h: the quadratic extrapolation past the tops, or the value at the top (lumped). */
+export function fillBox(model: ClassesModel, h: Float64Array, scratch: StepScratch, overflow: Overflow): void {
+  (overflow === 'lump' ? clampBox : extendBox)(h, model.S, scratch.H, model.padDims);
+}
+
+/**
+ * Wait and serve values of states x0 ≤ x < x1 and the choice between them. Ties between serves
+ * go to the first (lowest class, smallest b); near-ties between serving and waiting go to serving.
+ * A serve sums over its kernel's rows, or for a product kernel over the per-axis sums F.
+ */
+export function stateValues(model: ClassesModel, h: Float64Array, gap: Float64Array, policy: Int32Array, scratch: StepScratch, x0: number, x1: number, signal?: AbortSignal): void {
+  const { C, S, dims, strides, padStrides, costSlope, waitRate, idleKappa, actions, actionClass, actionBatch, kappa, ratio, shift, rowStart, rowOffset, rowLength, rowValue, probs, factorProbs, factorStart, separable } = model;
+  const { H, F } = scratch;
+  const p0 = tails(model);
+  const n = coordsOf(x0, dims);
+  for (let x = x0; x < x1; x++) {
+    if (x > x0) for (let a = C - 1; a >= 0 && ++n[a] === dims[a]; a--) n[a] = 0;
+    if ((x & 4095) === 0) throwIfAborted(signal);
+    let hold = 0;
     let canWait = true;
+    let padded = 0;
     for (let c = 0; c < C; c++) {
-      cost += costSlope[c] * n[c];
+      hold += costSlope[c] * n[c];
       if (n[c] >= S[c]) canWait = false;
+      padded += n[c] * padStrides[c];
     }
-    hold[x] = cost;
-    let value = Infinity;
+    const hx = h[x];
+    let wait = Infinity;
     if (canWait) {
       let drift = 0;
-      for (let c = 0; c < C; c++) drift += waitRate[c] * (h[x + strides[c]] - h[x]);
-      value = cost + idleKappa + drift;
+      for (let c = 0; c < C; c++) drift += waitRate[c] * (h[x + strides[c]] - hx);
+      wait = hold + idleKappa + drift;
     }
-    waitValue[x] = value;
-  }
-  serveValue.fill(Infinity);
-  serve.fill(0);
-  for (let a = 1; a < actions; a++) {
-    throwIfAborted(signal);
-    serveAction(model, a, h, scratch, signal);
-  }
-  for (let x = 0; x < model.states; x++) {
-    const w = waitValue[x];
-    const v = serveValue[x];
-    if (serve[x] > 0 && (w === Infinity || v <= w + TIE * Math.max(Math.abs(v), Math.abs(w)))) {
-      gap[x] = v;
-      policy[x] = serve[x];
+    let best = Infinity;
+    let arg = 0;
+    for (let a = 1; a < actions; a++) {
+      if (actionBatch[a] > n[actionClass[a]]) continue;
+      const base = padded + shift[a];
+      let acc = 0;
+      if (separable[a] === 1) {
+        const f0 = factorStart[a * C];
+        const len0 = factorStart[a * C + 1] - f0;
+        const s0 = padStrides[0];
+        const F1 = C > 1 ? F[a][1] : undefined;
+        const P0 = p0[a];
+        if (F1) for (let k = 0; k < len0; k++) acc += factorProbs[f0 + k] * (F1[base + k * s0] + P0 * (H[base + k * s0] - hx));
+        else for (let k = 0; k < len0; k++) acc += factorProbs[f0 + k] * (H[base + k * s0] - hx);
+      } else {
+        for (let r = rowStart[a]; r < rowStart[a + 1]; r++) {
+          const hb = base + rowOffset[r];
+          const pb = rowValue[r];
+          const len = rowLength[r];
+          for (let e = 0; e < len; e++) acc += probs[pb + e] * (H[hb + e] - hx);
+        }
+      }
+      const v = hold + kappa[a] + ratio[a] * acc;
+      if (v < best) {
+        best = v;
+        arg = a;
+      }
+    }
+    if (arg > 0 && (wait === Infinity || best <= wait + TIE * Math.max(Math.abs(best), Math.abs(wait)))) {
+      gap[x] = best;
+      policy[x] = arg;
     } else {
-      gap[x] = w;
+      gap[x] = wait;
       policy[x] = 0;
     }
   }
 }
 
-/**
- * Serve values of action a at every state where it is allowed; a state keeps the lower. The sum
- * over the kernel is by its rows, or for a product kernel over the per-axis sums of separableSums.
- */
-function serveAction(model: ClassesModel, a: number, h: Float64Array, scratch: StepScratch, signal?: AbortSignal): void {
-  const { C, dims, padStrides, actionClass, actionBatch, kappa, ratio, shift, rowStart, rowOffset, rowLength, rowValue, probs, factorProbs } = model;
-  const { H, hold, serveValue, serve } = scratch;
-  const sep = model.separable[a] === 1 ? separableSums(model, a, scratch, signal) : undefined;
-  const { f0, len0, s0, F1, P0 } = sep ?? { f0: 0, len0: 0, s0: 0, F1: undefined, P0: 0 };
-  const c = actionClass[a];
-  const b = actionBatch[a];
-  const n = new Int32Array(C);
-  for (let x = 0; x < model.states; x++) {
-    if (x > 0) for (let k = C - 1; k >= 0 && ++n[k] === dims[k]; k--) n[k] = 0;
-    if ((x & 4095) === 0) throwIfAborted(signal);
-    if (b > n[c]) continue;
-    let base = shift[a];
-    for (let k = 0; k < C; k++) base += n[k] * padStrides[k];
-    const hx = h[x];
-    let acc = 0;
-    if (sep) {
-      if (F1) for (let k = 0; k < len0; k++) acc += factorProbs[f0 + k] * (F1[base + k * s0] + P0 * (H[base + k * s0] - hx));
-      else for (let k = 0; k < len0; k++) acc += factorProbs[f0 + k] * (H[base + k * s0] - hx);
-    } else {
-      for (let r = rowStart[a]; r < rowStart[a + 1]; r++) {
-        const hb = base + rowOffset[r];
-        const pb = rowValue[r];
-        const len = rowLength[r];
-        for (let e = 0; e < len; e++) acc += probs[pb + e] * (H[hb + e] - hx);
-      }
-    }
-    const v = hold[x] + kappa[a] + ratio[a] * acc;
-    if (v < serveValue[x]) {
-      serveValue[x] = v;
-      serve[x] = a;
+function coordsOf(x: number, dims: Int32Array): Int32Array {
+  const n = new Int32Array(dims.length);
+  for (let a = dims.length - 1; a >= 0; a--) {
+    n[a] = x % dims[a];
+    x = Math.floor(x / dims[a]);
+  }
+  return n;
+}
+
+/** P_{>x} = the product of the factor masses past axis x, for every product-kernel action: [a·C + x]. */
+function afterMass(model: ClassesModel): Float64Array {
+  const { C, actions, separable, factorStart, factorProbs } = model;
+  const out = new Float64Array(actions * C);
+  for (let a = 1; a < actions; a++) {
+    if (separable[a] !== 1) continue;
+    let tail = 1;
+    for (let x = C - 1; x >= 0; x--) {
+      out[a * C + x] = tail;
+      let sum = 0;
+      for (let i = factorStart[a * C + x]; i < factorStart[a * C + x + 1]; i++) sum += factorProbs[i];
+      tail *= sum;
     }
   }
+  return out;
+}
+
+const afterCache = new WeakMap<ClassesModel, Float64Array>();
+function after(model: ClassesModel): Float64Array {
+  let v = afterCache.get(model);
+  if (!v) afterCache.set(model, (v = afterMass(model)));
+  return v;
+}
+
+/** P_{>0} per action (the weight of H beside F_1 in a product kernel's serve sum). */
+function tails(model: ClassesModel): Float64Array {
+  const all = after(model);
+  return Float64Array.from({ length: model.actions }, (_, a) => all[a * model.C]);
 }
 
 /**
- * The per-axis sums of an action whose kernel is a product p_0 ⊗ … ⊗ p_{C−1} (deterministic
- * service), still as sums of differences between nearby values. With P_x = Σ p_x and P_{>x} the
- * product of those past x, over the padded box (s_x its strides):
+ * The per-axis sums of every action whose kernel is a product p_0 ⊗ … ⊗ p_{C−1} (deterministic
+ * service) on axis x ≥ 1, at padded positions y0 ≤ y < y1, still as sums of differences between
+ * nearby values. With P_x = Σ p_x and P_{>x} the product of those past x, over the padded box
+ * (s_x its strides):
  *   F_{C−1}(y) = Σ_k p_{C−1}(k)·(H(y + k) − H(y)),
  *   F_x(y)     = Σ_k p_x(k)·(F_{x+1}(y + k·s_x) + P_{>x}·(H(y + k·s_x) − H(y)))   (x = C−2 … 1),
- * and at state n with kernel origin y: Σ_k P(k)·(H(y + k) − h(n)) = Σ_k p_0(k)·(F_1(y + k·s_0) +
- * P_{>0}·(H(y + k·s_0) − h(n))) (serveAction). A serve costs Σ_x len_x multiply-adds instead of Π_x len_x.
+ * so axis x needs axis x + 1 everywhere first; at state n with kernel origin y:
+ * Σ_k P(k)·(H(y + k) − h(n)) = Σ_k p_0(k)·(F_1(y + k·s_0) + P_{>0}·(H(y + k·s_0) − h(n)))
+ * (stateValues). A serve costs Σ_x len_x multiply-adds instead of Π_x len_x.
  */
-function separableSums(model: ClassesModel, a: number, scratch: StepScratch, signal?: AbortSignal) {
-  const { C, padDims, padStrides, factorStart, factorProbs } = model;
+export function axisSums(model: ClassesModel, scratch: StepScratch, x: number, y0: number, y1: number, signal?: AbortSignal): void {
+  const { C, padDims, padStrides, factorStart, factorProbs, actions, separable } = model;
   const { H, F } = scratch;
-  const pad = H.length;
-  // after[x] = P_{>x}
-  const after = new Float64Array(C);
-  let tail = 1;
-  for (let x = C - 1; x >= 0; x--) {
-    after[x] = tail;
-    let sum = 0;
-    for (let i = factorStart[a * C + x]; i < factorStart[a * C + x + 1]; i++) sum += factorProbs[i];
-    tail *= sum;
-  }
-  for (let x = C - 1; x >= 1; x--) {
+  const mass = after(model);
+  for (let a = 1; a < actions; a++) {
+    if (separable[a] !== 1) continue;
     const f0 = factorStart[a * C + x];
     const len = factorStart[a * C + x + 1] - f0;
     const st = padStrides[x];
-    const out = F[x];
-    const inner = x + 1 < C ? F[x + 1] : undefined;
-    const Pa = after[x];
-    for (let y = 0; y < pad; y++) {
+    const out = F[a][x];
+    const inner = x + 1 < C ? F[a][x + 1] : undefined;
+    const Pa = mass[a * C + x];
+    for (let y = y0; y < y1; y++) {
       if ((y & 65535) === 0) throwIfAborted(signal);
       // Only origins whose kernel fits in the box are ever read (the box is padded for them).
       if ((Math.floor(y / st) % padDims[x]) + len > padDims[x]) continue;
@@ -179,8 +204,6 @@ function separableSums(model: ClassesModel, a: number, scratch: StepScratch, sig
       out[y] = acc;
     }
   }
-  const f0 = factorStart[a * C];
-  return { f0, len0: factorStart[a * C + 1] - f0, s0: padStrides[0], F1: C > 1 ? F[1] : undefined, P0: after[0] };
 }
 
 /**

@@ -66,11 +66,13 @@ export function classesResultFromProto(m: Obj): ClassesSolveResult {
     // Empty for one or three classes: the curve is drawn for two only.
     ...(curve.length > 0 ? { switchingCurve: curve.map(nullForZero) } : {}),
   };
-  const { sweepWork, maxQueueTried, adapter, gpuIterations, ...facts } = s;
+  const { sweepWork, maxQueueTried, adapter, gpuIterations, threads, ...facts } = s;
   const solver = {
     ...(facts as unknown as ClassesSolveResult['solver']),
     // Empty unless the GPU's f32 stage ran (backend webgpu).
     ...(adapter !== '' ? { adapter: adapter as string, gpuIterations: gpuIterations as number } : {}),
+    // 0 for one class (the single-class path reports no threads).
+    ...(threads !== 0 ? { threads: threads as number } : {}),
     maxQueueTried: (maxQueueTried as Obj[]).map((b) => b.maxQueue as number[]),
     // Absent for one class (solved by the single-class path).
     ...(sweepWork !== 0 ? { sweepWork: sweepWork as number } : {}),

@@ -28,6 +28,8 @@ export interface ClassesSolverFacts {
   /** f32 sweeps on the GPU over every box (backend webgpu); `iterations` are the f64 sweeps after them. */
   readonly gpuIterations?: number;
   readonly states: number;
+  /** Threads of the last box's f64 sweeps (worker threads over state blocks when more than one). */
+  readonly threads?: number;
   readonly iterations: number;
   readonly totalIterations: number;
   readonly seconds: number;

@@ -1,4 +1,6 @@
-import { classesOperator, sweepWork } from '../../model/classes/bellman.js';
+import { classesOperator, sweepWork, type Overflow } from '../../model/classes/bellman.js';
+import { ParallelSweeps, sweepThreads } from '../../model/classes/parallelStep.js';
+import type { BellmanOperator } from '../operator.js';
 import { compileClasses, type ClassesModel } from '../../model/classes/compile.js';
 import { extendBox, sizeOf } from '../../model/classes/grid.js';
 import type { ValidatedClassesScenario } from '../../model/classes/params.js';
@@ -26,6 +28,8 @@ export interface ClassesSolveOptions {
    * automatic growth by aborting `signal`.
    */
   readonly onBox?: (S: readonly number[]) => void;
+  /** Threads of the f64 sweeps (default: every core for boxes of PARALLEL_MIN_STATES states or more, else 1). */
+  readonly threads?: number;
 }
 
 /**
@@ -75,7 +79,15 @@ export async function solveClassesScenario(input: unknown, opts: ClassesSolveOpt
       onProgress: opts.onProgress,
       progressEvery: opts.progressEvery,
     };
-    const { out, lumped } = await solveBox(model, rviOpts, fixed, opts.signal);
+    const threads = sweepThreads(model.states, opts.threads);
+    const engine = threads > 1 ? await ParallelSweeps.start(model, threads) : undefined;
+    let boxOut: Awaited<ReturnType<typeof solveBox>>;
+    try {
+      boxOut = await solveBox(model, (overflow) => engine?.operator(overflow) ?? classesOperator(model, overflow), rviOpts, fixed, opts.signal);
+    } finally {
+      engine?.close();
+    }
+    const { out, lumped } = boxOut;
     tried.push(S.slice());
     total += out.iterations;
     const law = stationaryLaw(model, out.policy, { signal: opts.signal, ...(pi && pi.length === model.states ? { start: pi } : {}) });
@@ -97,6 +109,7 @@ export async function solveClassesScenario(input: unknown, opts: ClassesSolveOpt
           backend: gpu ? 'webgpu' : 'cpu',
           method: `${gpu ? 'webgpu-mpi-f32+' : ''}${lumped ? 'value-iteration (overflow lumped at the tops)' : 'value-iteration'}`,
           ...(gpu ? { adapter: gpu.adapter, gpuIterations: gpu.sweeps } : {}),
+          threads,
           states: model.states,
           iterations: out.iterations,
           totalIterations: total,
@@ -125,12 +138,12 @@ export async function solveClassesScenario(input: unknown, opts: ClassesSolveOpt
  * the overflow lumped at the tops, a genuine MDP whose Odoni bounds certify its optimum and whose
  * interval never widens; the tail check decides, as always, whether that box is big enough.
  */
-async function solveBox(model: ClassesModel, rviOpts: SolveOptions, fixed: boolean[], signal?: AbortSignal): Promise<{ out: RviOutput; lumped?: RviDivergenceFacts }> {
-  const out = await valueIterate(classesOperator(model), rviOpts, { stopOnDivergence: true });
+async function solveBox(model: ClassesModel, operator: (overflow: Overflow) => BellmanOperator, rviOpts: SolveOptions, fixed: boolean[], signal?: AbortSignal): Promise<{ out: RviOutput; lumped?: RviDivergenceFacts }> {
+  const out = await valueIterate(operator('extrapolate'), rviOpts, { stopOnDivergence: true });
   if (!out.diverged) return { out };
   const facts: RviDivergenceFacts = { ...out.diverged, state: largestValueState(out.values), dims: Array.from(model.dims) };
   const S = Array.from(model.S);
-  const lumpedOp = classesOperator(model, 'lump');
+  const lumpedOp = operator('lump');
   let from = rviOpts.warmStart;
   if (fixed.some(Boolean) && rviOpts.tolerance < PRECHECK_TOLERANCE) {
     // A fixed box far too small is refused from a rough solve: the full one would be as long as a
