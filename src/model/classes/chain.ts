@@ -31,7 +31,7 @@ export function eachState(model: ClassesModel, f: (x: number, n: Int32Array) => 
 
 /**
  * The transformed chain P̃ of a model under a fixed policy, as the forward product one state at a
- * time: the stationary law (stationary.ts) goes through `scatter`.
+ * time: the stationary law's iterations (stationary.ts) all go through `scatter`.
  */
 export class PolicyChain {
   /** P̃(x, x) from the action alone: 1 − Σ_c τλ_c for waiting, 1 − τ/l for a serve. */
