@@ -29,7 +29,8 @@ const SLOW = 0.7;
 export function stationaryLaw(model: ClassesModel, policy: Int32Array, opts: { readonly signal?: AbortSignal; readonly start?: Float64Array } = {}): { pi: Float64Array; steps: number } {
   const { states } = model;
   let pi: Float64Array = new Float64Array(states);
-  if (opts.start && opts.start.length === states) pi.set(opts.start);
+  const start = opts.start?.length === states ? opts.start : undefined;
+  if (start) pi.set(start);
   else pi.fill(1 / states);
   const chain = new PolicyChain(model, policy);
   let next: Float64Array = new Float64Array(states);
@@ -49,6 +50,8 @@ export function stationaryLaw(model: ClassesModel, policy: Int32Array, opts: { r
     steps++;
     return moved;
   };
+  // A warm start that is already stationary is done after the one step, as before.
+  if (start && power() < STEADY) return { pi, steps };
   // A failed check (rounding between the sweeps' residual and the product's) sweeps on to a tighter target, a few times.
   for (let target = STEADY / 2, tries = 0; tries < 3; target /= 8, tries++) {
     const gs = gaussSeidel(chain, pi, target, MAX_STEPS - steps, opts.signal);
