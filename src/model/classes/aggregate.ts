@@ -1,3 +1,4 @@
+import { stationaryVector } from '../mmpp/process.js';
 import { eachState, type PolicyChain } from './chain.js';
 
 /** The coarse chain has at most this many blocks (adjacent levels are grouped beyond it), so its dense solve stays cheap. */
@@ -54,40 +55,11 @@ export function aggregate(chain: PolicyChain, pi: Float64Array, axis: number, sc
     if (!(mass[I] > 0)) return undefined;
     for (let J = 0; J < K; J++) flow[I * K + J] /= mass[I];
   }
-  const xi = gth(flow, K);
+  // GTH (no subtraction) reads only the off-diagonal entries, so rows of probabilities serve as well as rates.
+  const xi = stationaryVector(flow, K);
   if (!xi) return undefined;
   let total = 0;
   for (let I = 0; I < K; I++) total += mass[I];
   const factor = Float64Array.from(xi, (v, I) => (v * total) / mass[I]);
   return (y) => factor[block(y)];
-}
-
-/**
- * The stationary law of a K-state chain by Grassmann–Taksar–Heyman state reduction (`p` its
- * rows, row-major; the diagonal is not read and p is overwritten): no subtraction, so accurate
- * however slowly the chain mixes. Undefined where a reduced state has no way down (reducible).
- */
-export function gth(p: Float64Array, K: number): Float64Array | undefined {
-  const down = new Float64Array(K);
-  for (let k = K - 1; k >= 1; k--) {
-    let s = 0;
-    for (let j = 0; j < k; j++) s += p[k * K + j];
-    if (!(s > 0)) return undefined;
-    down[k] = s;
-    for (let i = 0; i < k; i++) {
-      const f = p[i * K + k] / s;
-      if (f !== 0) for (let j = 0; j < k; j++) p[i * K + j] += f * p[k * K + j];
-    }
-  }
-  const xi = new Float64Array(K);
-  xi[0] = 1;
-  let total = 1;
-  for (let k = 1; k < K; k++) {
-    let s = 0;
-    for (let i = 0; i < k; i++) s += xi[i] * p[i * K + k];
-    xi[k] = s / down[k];
-    total += xi[k];
-  }
-  for (let k = 0; k < K; k++) xi[k] /= total;
-  return xi;
 }
