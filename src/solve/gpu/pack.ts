@@ -1,7 +1,7 @@
 import { isAction, startAction, type CompiledModel } from '../../model/compile.js';
 import { groupsUnder, largestOf, type BindingBytes } from './bindingGroups.js';
 import { DEFAULT_FLAGS } from './flags.js';
-import { putWarmValues, stateArrays } from './stageLoop.js';
+import { putWarmValues, stateArrays, type PackedStates } from './stageLoop.js';
 import { ACTION_INFO, SCENARIO_INFO, StructArray, structBytes } from './structs.js';
 
 /**
@@ -14,20 +14,10 @@ import { ACTION_INFO, SCENARIO_INFO, StructArray, structBytes } from './structs.
  * [b][s][j][j'][3], with the f32 stage's lumping, below), kappa[a·M + j], then τ·λ_j and τ·Q
  * (`waitRate`, `phaseRate`).
  */
-export interface PackedBatch {
-  readonly scenarios: StructArray;
+/** The shared records and per-state arrays (stageLoop.ts; a scenario's states are its (S + 1)·M), and the kind's own. */
+export interface PackedBatch extends PackedStates {
   readonly actions: StructArray;
   readonly coef: Float32Array;
-  readonly stateScenario: Uint32Array;
-  /** Initial relative values (warm start or 0), h̃(0, 0) = 0 per scenario. */
-  readonly h: Float32Array;
-  /** Initial policy (warm start, or serve min(s, B) in every phase as policy iteration starts). */
-  readonly policy: Uint32Array;
-  /** First global state of each scenario; its states are stateOffset[i]..stateOffset[i] + states[i] − 1. */
-  readonly stateOffset: readonly number[];
-  /** (S + 1)·M of each scenario. */
-  readonly states: readonly number[];
-  readonly totalStates: number;
 }
 
 /**

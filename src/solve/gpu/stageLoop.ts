@@ -87,9 +87,11 @@ export class StageResources {
 export interface PackedStates {
   readonly scenarios: StructArray;
   readonly stateScenario: Uint32Array;
-  /** Initial relative values (warm start or 0). */
+  /** Initial relative values (warm start or 0), 0 at each scenario's state 0. */
   readonly h: Float32Array;
+  /** Initial policy (warm start, or the kind's start: serve as policy iteration starts). */
   readonly policy: Uint32Array;
+  /** First global state of each scenario; its states are stateOffset[i]..stateOffset[i] + states[i] − 1. */
   readonly stateOffset: readonly number[];
   readonly states: readonly number[];
   readonly totalStates: number;
