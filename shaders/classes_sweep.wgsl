@@ -13,6 +13,7 @@
 //   total_states: u32
 //   num_scenarios: u32
 //   greedy: u32
+//   residual: u32
 //
 // One Bellman step of the joint multi-class model (docs/model.md §10) for every state n of every
 // scenario of a batch, one thread per state: the f32 twin of classesStep in
@@ -23,10 +24,14 @@
 // action in `policy`. Sums of differences keep f32's digits where h grows like n². The kernel rows
 // are those of compile.ts (also for product kernels, whose per-axis sums the CPU forms instead).
 // With greedy = 0 it is an evaluation sweep of modified policy iteration: only the stored action.
+// With residual = 1 too, the stored action's cost is replaced by the per-state cost at
+// coef[resid_base + x] (a refinement round's scaled f64 residual, jointRefine.ts): the sweep then
+// evaluates the correction to the CPU's f64 values, so f32 carries only the digits that are left.
 // The header (structs, uniforms, bindings, entry point) is generated from the kernel descriptor
 // in src/solve/gpu/jointKernels.ts; joint_scenario comes from shaders/lib.
 
-fn serve_value(j: JointInfo, a: u32, base: u32, hold: f32, hx: f32) -> f32 {
+// (τ/l)·Σ p·(H − h(n)) of serving a: the part of a serve value that moves with h.
+fn serve_sum(j: JointInfo, a: u32, base: u32, hx: f32) -> f32 {
   let rec = j.action_base + 5u * a;
   let origin = i32(base) + tables[rec + 2u];
   let end = u32(tables[rec + 4u]);
@@ -40,15 +45,24 @@ fn serve_value(j: JointInfo, a: u32, base: u32, hold: f32, hx: f32) -> f32 {
       acc += coef[pb + e] * (hpad[at + e] - hx);
     }
   }
-  return hold + coef[j.kappa_base + a] + coef[j.kappa_base + j.actions + a] * acc;
+  return coef[j.kappa_base + j.actions + a] * acc;
 }
 
-fn wait_value(j: JointInfo, base: u32, stride: vec3<u32>, hold: f32, hx: f32) -> f32 {
+fn serve_value(j: JointInfo, a: u32, base: u32, hold: f32, hx: f32) -> f32 {
+  return hold + coef[j.kappa_base + a] + serve_sum(j, a, base, hx);
+}
+
+// Σ_c τλ_c·(H(n + e_c) − h(n)): the part of the wait value that moves with h.
+fn wait_drift(j: JointInfo, base: u32, stride: vec3<u32>, hx: f32) -> f32 {
   var drift = 0.0;
   for (var c = 0u; c < j.classes; c++) {
     drift += coef[j.coef_base + 3u + c] * (hpad[base + stride[c]] - hx);
   }
-  return hold + coef[j.coef_base + 6u] + drift;
+  return drift;
+}
+
+fn wait_value(j: JointInfo, base: u32, stride: vec3<u32>, hold: f32, hx: f32) -> f32 {
+  return hold + coef[j.coef_base + 6u] + wait_drift(j, base, stride, hx);
 }
 
 // Serving a = (class, batch) needs batch ≤ n_class.
@@ -81,6 +95,17 @@ fn run(wg: u32, lid: u32) {
     can_wait = can_wait && n[c] + 1u < dims[c];
   }
   let evaluating = u.greedy == 0u;
+  if (evaluating && u.residual == 1u) {
+    // The stored action is allowed here (the host sends the CPU's greedy policy).
+    let fixed = policy[idx];
+    let r = coef[j.resid_base + x];
+    if (fixed == 0u) {
+      gap[idx] = r + wait_drift(j, base, stride, hx);
+    } else {
+      gap[idx] = r + serve_sum(j, fixed, base, hx);
+    }
+    return;
+  }
   if (evaluating) {
     let fixed = policy[idx];
     if (fixed == 0u && can_wait) {

@@ -107,4 +107,13 @@ export interface JointStageResult {
  * Runs the f32 stage of one joint model; undefined when it gave nothing to start from (no device,
  * a GPU failure, divergence: logged, and the solve goes on on the CPU). AbortError propagates.
  */
-export type JointGpuStage = (job: JointStageJob, signal?: AbortSignal) => Promise<JointStageResult | undefined>;
+export type JointGpuStage = ((job: JointStageJob, signal?: AbortSignal) => Promise<JointStageResult | undefined>) & {
+  /** The same device's evaluation of a fixed policy with per-state costs (src/solve/classes/refine.ts), for this model. */
+  readonly residuals?: (model: ClassesModel) => JointResidualEvaluator;
+};
+
+/**
+ * Evaluates a policy (allowed everywhere) with per-state costs in f32 from h = 0: the relative values
+ * (0 at state 0) and the sweeps it took; undefined when the GPU gave nothing (logged).
+ */
+export type JointResidualEvaluator = (policy: Int32Array, costs: Float64Array, signal?: AbortSignal) => Promise<{ readonly values: Float64Array; readonly sweeps: number } | undefined>;

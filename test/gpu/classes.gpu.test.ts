@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { classesStep, stepScratch } from '../../src/model/classes/bellman.js';
 import { compileClasses, type ClassesModel } from '../../src/model/classes/compile.js';
@@ -131,7 +132,7 @@ describe(`the joint model's f32 stage on the GPU${gpu.skip}`, () => {
       const cpu = await solveClassesScenario({ ...raw, solver: { ...raw.solver, backend: 'CPU' } });
       const r = await solveClassesScenario({ ...raw, solver: { ...raw.solver, backend: 'GPU' } });
       expect(r.solver.backend).toBe('webgpu');
-      expect(r.solver.method).toMatch(/^webgpu-mpi-f32\+value-iteration/);
+      expect(r.solver.method).toMatch(/^webgpu-mpi-f32\+f64-refinement\+value-iteration/);
       expect(r.solver.adapter).toBe(gpu.ctx!.adapterName);
       expect(r.solver.gpuIterations).toBeGreaterThan(0);
       expect(r.solver.maxQueueTried).toEqual(cpu.solver.maxQueueTried);
@@ -152,6 +153,18 @@ describe(`the joint model's f32 stage on the GPU${gpu.skip}`, () => {
     expect(r.solver.states).toBe(61 * 61);
     expect(r.solver.stopReason).toBe('converged');
     expect((r.averageCostUpper - r.averageCostLower) / r.averageCostLower).toBeLessThanOrEqual(1e-6);
+  }, 300_000);
+
+  it.skipIf(!gpu.ctx)('the f64 refinement on the GPU leaves the CPU a few f64 sweeps where the policy is already the optimum (examples/two-classes.json at (60, 60)), and the same certified optimum', async () => {
+    const example = JSON.parse(readFileSync(new URL('../../examples/two-classes.json', import.meta.url), 'utf8')) as { classes: object[] };
+    const raw = { ...example, classes: example.classes.map((c) => ({ ...c, maxQueue: 60 })) };
+    const cpu = await solveClassesScenario({ ...raw, solver: { tolerance: 1e-9, backend: 'CPU' } });
+    const r = await solveClassesScenario({ ...raw, solver: { tolerance: 1e-9, backend: 'GPU' } });
+    expect(r.solver.iterations).toBeLessThan(cpu.solver.iterations / 10);
+    expect(r.averageCostUpper - r.averageCostLower).toBeLessThanOrEqual(1e-9 * r.averageCostLower);
+    expect(r.averageCostLower).toBeLessThanOrEqual(cpu.averageCostUpper);
+    expect(r.averageCostUpper).toBeGreaterThanOrEqual(cpu.averageCostLower);
+    expect(r.policy.batch).toEqual(cpu.policy.batch);
   }, 300_000);
 
   it.skipIf(!gpu.ctx)('a device lost mid-stage: the joint solve finishes on the CPU with the same answer, and says so in the log', async () => {

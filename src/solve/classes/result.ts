@@ -25,7 +25,10 @@ export interface ClassesSolverFacts {
   readonly method: string;
   /** The WebGPU adapter whose f32 stage started the f64 solves (backend webgpu). */
   readonly adapter?: string;
-  /** f32 sweeps on the GPU over every box (backend webgpu); `iterations` are the f64 sweeps after them. */
+  /**
+   * f32 sweeps on the GPU over every box (backend webgpu: the stage's and the refinement's residual
+   * evaluations); `iterations` counts the f64 sweeps on the CPU (the refinement's steps and the RVI's).
+   */
   readonly gpuIterations?: number;
   readonly states: number;
   /** Threads of the last box's f64 sweeps (worker threads over state blocks when more than one). */

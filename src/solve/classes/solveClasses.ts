@@ -14,6 +14,7 @@ import { TAIL_MASS_BOUND } from '../maxQueue.js';
 import { solveScenario } from '../solveScenario.js';
 import type { SolverProgress } from '../types.js';
 import { classesFigures } from './figures.js';
+import { refineOnGpu } from './refine.js';
 import { describeClassesPolicy, type ClassesSolveResult } from './result.js';
 
 export interface ClassesSolveOptions {
@@ -56,7 +57,7 @@ export async function solveClassesScenario(input: unknown, opts: ClassesSolveOpt
   let total = 0;
   let warm: { values: Float64Array; S: number[] } | undefined;
   let pi: Float64Array | undefined;
-  let gpu: { adapter: string; sweeps: number } | undefined;
+  let gpu: { adapter: string; sweeps: number; cpuSteps: number } | undefined;
   for (;;) {
     opts.onBox?.(S);
     throwIfAborted(opts.signal);
@@ -66,30 +67,31 @@ export async function solveClassesScenario(input: unknown, opts: ClassesSolveOpt
       start = new Float64Array(sizeOf(model.dims));
       extendBox(warm.values, warm.S, start, model.dims);
     }
-    // Backend GPU, or AUTO where the GPU pays off: the f32 stage's values start the f64 solve below.
-    const stage = await resolveJointStage(settings.backend, model);
-    const f32 = stage ? await stage({ model, ...(start ? { warm: { values: start } } : {}), tolerance: settings.tolerance }, opts.signal) : undefined;
-    if (f32) gpu = { adapter: f32.adapter, sweeps: (gpu?.sweeps ?? 0) + f32.sweeps };
-    const from = f32?.values ?? start;
-    const rviOpts: SolveOptions = {
-      tolerance: settings.tolerance,
-      maxIterations: settings.maxIterations,
-      ...(from ? { warmStart: { values: from } } : {}),
-      signal: opts.signal,
-      onProgress: opts.onProgress,
-      progressEvery: opts.progressEvery,
-    };
+    const cpuStepsBefore = gpu?.cpuSteps ?? 0;
     const threads = sweepThreads(model.states, opts.threads);
     const engine = threads > 1 ? await ParallelSweeps.start(model, threads) : undefined;
+    const operator = (overflow: Overflow) => engine?.operator(overflow) ?? classesOperator(model, overflow);
     let boxOut: Awaited<ReturnType<typeof solveBox>>;
     try {
-      boxOut = await solveBox(model, (overflow) => engine?.operator(overflow) ?? classesOperator(model, overflow), rviOpts, fixed, opts.signal);
+      // Backend GPU, or AUTO where the GPU pays off: the f32 stage, refined on the GPU against f64 residuals, starts the f64 solve below.
+      const from = await gpuStart(model, operator, start, settings.tolerance, opts.signal, (f) => (gpu = { adapter: f.adapter, sweeps: (gpu?.sweeps ?? 0) + f.sweeps, cpuSteps: (gpu?.cpuSteps ?? 0) + f.cpuSteps }), settings.backend);
+      const rviOpts: SolveOptions = {
+        tolerance: settings.tolerance,
+        maxIterations: settings.maxIterations,
+        ...(from ? { warmStart: { values: from } } : {}),
+        signal: opts.signal,
+        onProgress: opts.onProgress,
+        progressEvery: opts.progressEvery,
+      };
+      boxOut = await solveBox(model, operator, rviOpts, fixed, opts.signal);
     } finally {
       engine?.close();
     }
     const { out, lumped } = boxOut;
     tried.push(S.slice());
-    total += out.iterations;
+    // The refinement's f64 steps are f64 sweeps too (the GPU's are counted apart).
+    const iterations = out.iterations + (gpu?.cpuSteps ?? 0) - cpuStepsBefore;
+    total += iterations;
     const law = stationaryLaw(model, out.policy, { signal: opts.signal, ...(pi && pi.length === model.states ? { start: pi } : {}) });
     pi = law.pi;
     const tail = boundaryMass(model, law.pi);
@@ -107,11 +109,11 @@ export async function solveClassesScenario(input: unknown, opts: ClassesSolveOpt
         policy: describeClassesPolicy(model, out.policy),
         solver: {
           backend: gpu ? 'webgpu' : 'cpu',
-          method: `${gpu ? 'webgpu-mpi-f32+' : ''}${lumped ? 'value-iteration (overflow lumped at the tops)' : 'value-iteration'}`,
+          method: `${gpu ? 'webgpu-mpi-f32+f64-refinement+' : ''}${lumped ? 'value-iteration (overflow lumped at the tops)' : 'value-iteration'}`,
           ...(gpu ? { adapter: gpu.adapter, gpuIterations: gpu.sweeps } : {}),
           threads,
           states: model.states,
-          iterations: out.iterations,
+          iterations,
           totalIterations: total,
           seconds: (performance.now() - started) / 1000,
           stopReason: out.stopReason === 'converged' && !tailHeld ? 'tail-mass' : out.stopReason,
@@ -125,6 +127,29 @@ export async function solveClassesScenario(input: unknown, opts: ClassesSolveOpt
     pi = undefined;
     S = S.map((s, c) => (grow[c] ? Math.ceil(1.5 * s) + p.classes[c].maxBatchSize : s));
   }
+}
+
+/**
+ * Values to start a box's f64 RVI from: the smaller box's (extrapolated), or with a GPU stage
+ * (backend GPU, AUTO where it pays off) its f32 values refined against f64 residuals (refine.ts).
+ */
+async function gpuStart(
+  model: ClassesModel,
+  operator: (overflow: Overflow) => BellmanOperator,
+  start: Float64Array | undefined,
+  tolerance: number,
+  signal: AbortSignal | undefined,
+  ran: (f: { adapter: string; sweeps: number; cpuSteps: number }) => void,
+  backend: ValidatedClassesScenario['solver']['backend'],
+): Promise<Float64Array | undefined> {
+  const stage = await resolveJointStage(backend, model);
+  const f32 = stage ? await stage({ model, ...(start ? { warm: { values: start } } : {}), tolerance }, signal) : undefined;
+  if (!stage || !f32) return start;
+  ran({ ...f32, cpuSteps: 0 });
+  if (!stage.residuals) return f32.values;
+  const refined = await refineOnGpu(operator('extrapolate'), stage.residuals(model), f32.values, tolerance, signal);
+  ran({ adapter: f32.adapter, sweeps: refined.gpuSweeps, cpuSteps: refined.rounds });
+  return refined.values;
 }
 
 /**

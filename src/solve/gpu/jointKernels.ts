@@ -6,7 +6,7 @@ import { JOINT_INFO, SCENARIO_INFO } from './structs.js';
  * normalised and its bounds reduced by the kernels every model kind shares (kernels.ts).
  */
 
-/** Fills each scenario's padded box H from h, the overflow past a top held at the top (lumped). */
+/** Fills each scenario's padded box H from h: the overflow past a top held at the top (lumped), or (extrapolate = 1) the model's quadratic extrapolation. */
 export function classesPadKernel(workgroupSize: number): KernelDescriptor {
   return {
     name: 'classes_pad',
@@ -22,6 +22,7 @@ export function classesPadKernel(workgroupSize: number): KernelDescriptor {
     uniforms: [
       { name: 'total_pad', type: 'u32' },
       { name: 'num_scenarios', type: 'u32' },
+      { name: 'extrapolate', type: 'u32' },
     ],
     includes: ['joint_scenario'],
   };
@@ -29,7 +30,8 @@ export function classesPadKernel(workgroupSize: number): KernelDescriptor {
 
 /**
  * One Bellman step of the joint model for every state of every scenario (greedy = 1), or one
- * evaluation step of the stored policy (greedy = 0).
+ * evaluation step of the stored policy (greedy = 0), with the model's costs or (residual = 1)
+ * per-state costs from `coef` (a refinement round, jointRefine.ts).
  */
 export function classesSweepKernel(workgroupSize: number): KernelDescriptor {
   return {
@@ -51,6 +53,7 @@ export function classesSweepKernel(workgroupSize: number): KernelDescriptor {
       { name: 'total_states', type: 'u32' },
       { name: 'num_scenarios', type: 'u32' },
       { name: 'greedy', type: 'u32' },
+      { name: 'residual', type: 'u32' },
     ],
     includes: ['joint_scenario'],
   };

@@ -29,7 +29,7 @@ export function jointBindingBytes(m: ClassesModel): BindingBytes {
     states: 4 * m.states,
     pad: 4 * sizeOf(m.padDims),
     tables: 4 * (5 * m.actions + 3 * rows),
-    coef: 4 * (COEF_HEAD + 2 * m.actions + m.probs.length),
+    coef: 4 * (COEF_HEAD + 2 * m.actions + m.probs.length + m.states),
     joint: structBytes(JOINT_INFO),
     scenarios: structBytes(SCENARIO_INFO),
   };
@@ -60,7 +60,15 @@ function usableJointPolicy(m: ClassesModel, p: Int32Array | undefined): p is Int
   return true;
 }
 
-export function packJointBatch(models: readonly ClassesModel[], warm: readonly ({ readonly values?: Float64Array; readonly policy?: Int32Array } | undefined)[] = []): PackedJointBatch {
+/**
+ * `resid` (per model, optional): per-state costs for residual evaluation sweeps (classes_sweep's
+ * `residual` mode), at resid_base in `coef`; zeros otherwise.
+ */
+export function packJointBatch(
+  models: readonly ClassesModel[],
+  warm: readonly ({ readonly values?: Float64Array; readonly policy?: Int32Array } | undefined)[] = [],
+  resid: readonly (Float64Array | undefined)[] = [],
+): PackedJointBatch {
   const need = models.map(jointBindingBytes);
   const total = (k: string) => need.reduce((s, b) => s + b[k], 0) / 4;
   const scenarios = new StructArray(SCENARIO_INFO, models.length);
@@ -90,7 +98,10 @@ export function packJointBatch(models: readonly ClassesModel[], warm: readonly (
     coef.set(m.ratio, kappaBase + m.actions);
     const probsBase = kappaBase + 2 * m.actions;
     coef.set(m.probs, probsBase);
-    co = probsBase + m.probs.length;
+    const residBase = probsBase + m.probs.length;
+    const r = resid[i];
+    if (r && r.length === m.states) coef.set(r, residBase);
+    co = residBase + m.states;
     const actionBase = li;
     for (let a = 0; a < m.actions; a++) {
       tables.set([m.actionClass[a], m.actionBatch[a], m.shift[a], m.rowStart[a], a > 0 ? m.rowStart[a + 1] : 0], li);
@@ -101,7 +112,7 @@ export function packJointBatch(models: readonly ClassesModel[], warm: readonly (
     const info = {
       classes: m.C, state_offset: st, states: m.states, pad_offset: pad, pad_states: padStates,
       dim0: dims[0], dim1: dims[1], dim2: dims[2], pad_dim0: padDims[0], pad_dim1: padDims[1], pad_dim2: padDims[2],
-      actions: m.actions, action_base: actionBase, row_base: rowBase, coef_base: coefBase, kappa_base: kappaBase, probs_base: probsBase,
+      actions: m.actions, action_base: actionBase, row_base: rowBase, coef_base: coefBase, kappa_base: kappaBase, probs_base: probsBase, resid_base: residBase,
     };
     for (const [field, value] of Object.entries(info)) joint.set(i, field, value);
     for (const [field, value] of Object.entries({ state_offset: st, states: m.states, live: 1 })) scenarios.set(i, field, value);

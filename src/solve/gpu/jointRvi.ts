@@ -12,6 +12,11 @@ export interface GpuJointJob {
   readonly warm?: { readonly values?: Float64Array; readonly policy?: Int32Array };
   /** The solve's requested relative gap; the f32 stage stops at max(this, the f32 floor). */
   readonly tolerance: number;
+  /**
+   * Residual evaluation instead of the f32 stage: per-state costs replacing the model's, evaluated
+   * under warm.policy (which must be allowed everywhere) from h = 0 (jointRefine.ts).
+   */
+  readonly resid?: Float64Array;
 }
 
 /**
@@ -34,7 +39,11 @@ function runJointGroup(ctx: GpuContext, jobs: readonly GpuJointJob[], opts: Batc
   const packed = packJointBatch(
     jobs.map((j) => j.model),
     jobs.map((j) => j.warm),
+    jobs.map((j) => j.resid),
   );
+  // A batch is all stage jobs or all residual evaluations (refine.ts sends the latter alone); these
+  // evaluate the model itself, so their box holds its extrapolation, the stage's the lumped tops.
+  const residual = jobs.some((j) => j.resid) ? 1 : 0;
   const n = jobs.length;
   const total = packed.totalStates;
   const own = (upload: StageResources['upload']) => ({
@@ -48,9 +57,10 @@ function runJointGroup(ctx: GpuContext, jobs: readonly GpuJointJob[], opts: Batc
     packed,
     own,
     async (res, buffers, wg) => {
-      const pad = await res.bind(classesPadKernel(wg), buffers, { total_pad: packed.totalPad, num_scenarios: n }, { threads: packed.totalPad });
-      const sweep = (greedy: number) => res.bind(classesSweepKernel(wg), buffers, { total_states: total, num_scenarios: n, greedy }, { threads: total });
-      return { improve: [pad, await sweep(1)], evaluate: [pad, await sweep(0)] };
+      const pad = await res.bind(classesPadKernel(wg), buffers, { total_pad: packed.totalPad, num_scenarios: n, extrapolate: residual }, { threads: packed.totalPad });
+      const sweep = (greedy: number) => res.bind(classesSweepKernel(wg), buffers, { total_states: total, num_scenarios: n, greedy, residual }, { threads: total });
+      const evaluate = [pad, await sweep(0)];
+      return { improve: residual ? evaluate : [pad, await sweep(1)], evaluate };
     },
     jobs.map((j) => j.tolerance),
     opts,

@@ -76,6 +76,7 @@ export const JOINT_INFO: StructDecl = {
     { name: 'coef_base', type: 'u32' },
     { name: 'kappa_base', type: 'u32' },
     { name: 'probs_base', type: 'u32' },
+    { name: 'resid_base', type: 'u32' }, // a refinement round's per-state costs (one per state) in `coef`
   ],
 };
 
