@@ -84,7 +84,7 @@ export default async function run(ctx: BenchContext): Promise<BenchSection> {
     notes: [
       `Adapter: ${gpu.adapterName} (${gpu.kind}). GPU ms/sweep = (a submit of k sweeps − a submit of one) / (k − 1), so upload and readback drop out; the CPU sweep is one thread, f64.`,
       'The GPU sweep (classes_sweep.wgsl) sums every kernel by its rows; the CPU forms a product kernel’s per-axis sums instead (deterministic service, as here), hence the two work columns.',
-      'A solve on the GPU is the f32 stage (modified policy iteration, lumped overflow) and then the CPU’s f64 RVI started from its values; the certificate is always the f64 one.',
+      'A solve on the GPU is the f32 stage (modified policy iteration, lumped overflow), the f64 refinement (per round one f64 step on the CPU and an f32 evaluation of the correction on the GPU, src/solve/classes/refine.ts), then the CPU’s f64 RVI from the refined values; f64 CPU sweeps counts the refinement’s steps and the RVI’s; the certificate is always the f64 one.',
     ],
   };
 }
