@@ -6,7 +6,7 @@ import { RemoteError } from '../../src/service/client.js';
 import { solveClassesScenario } from '../../src/solve/classes/solveClasses.js';
 import { scenarioOf } from '../classes/support.js';
 import { autoClasses, classA as a, classB as b, comparableClasses as comparable, twoClasses } from './support/classes.js';
-import { startHarness, type Harness } from './support/harness.js';
+import { sample, startHarness, type Harness } from './support/harness.js';
 
 /**
  * Solve of multi-class scenarios (docs/model.md §10) over gRPC, against a real server: the
@@ -30,7 +30,7 @@ async function refusal(p: Promise<unknown>): Promise<{ code: number; field?: str
 describe('Solve with classes over gRPC', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({ limits: { maxConcurrentSolves: 1 } });
+    h = await startHarness({ limits: { maxConcurrentSolves: 1 }, metricsPort: 0 });
   });
   afterAll(async () => h?.close());
 
@@ -73,6 +73,19 @@ describe('Solve with classes over gRPC', () => {
     const other = await h.client().solveClasses({ ...scenario, objective: { powerWeight: 3e-4 } });
     expect(other.cached).toBe(false);
     expect(other.result.averageCost).not.toBe(first.result.averageCost);
+  }, 120_000);
+
+  it('concurrent identical classes solves, spelled differently, share one solve: the same result for every caller', async () => {
+    type Spelled = { classes: Array<Record<string, unknown>>; objective: Record<string, unknown> };
+    const scenario = scenarioOf([{ ...a, rate: 150, S: 16 }, { ...b, S: 12 }], 40, 3e-4, 1e-9) as Spelled;
+    const respelled = { ...scenario, classes: scenario.classes.map(({ arrivalRate, ...rest }) => ({ ...rest, arrival_rate: arrivalRate })) };
+    const metrics = async () => fetch(`http://127.0.0.1:${h.server.metricsPort}/metrics`).then((r) => r.text());
+    const before = sample(await metrics(), 'batchwise_shared_solves_total') ?? 0;
+    const answers = await Promise.all([h.client().solveClasses(scenario), h.client().solveClasses(respelled), h.client().solveClasses(scenario)]);
+    const after = sample(await metrics(), 'batchwise_shared_solves_total') ?? 0;
+    // The first starts the solve; the other two join it, or (had it finished first) find it in the cache: never a second solve.
+    expect(after - before + answers.filter((x) => x.cached).length).toBe(2);
+    for (const x of answers.slice(1)) expect(x.result).toEqual(answers[0].result);
   }, 120_000);
 
   it('one class: the single-class solve it restates comes along', async () => {

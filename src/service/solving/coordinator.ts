@@ -6,6 +6,7 @@ import { canonicalKey } from '../cache/canonical.js';
 import type { SolutionCache } from '../cache/solutionCache.js';
 import type { WorkerPool } from '../pool/workerPool.js';
 import { AbortError } from '../../model/errors.js';
+import { Flights } from './flights.js';
 import { JOBS } from '../pool/jobs.js';
 import { SerialLane } from './serialLane.js';
 import { policyOf } from '../../solve/result.js';
@@ -63,13 +64,6 @@ export interface CoordinatorEvents {
   onSolved(result: SolveResult, warmStarted: boolean): void;
 }
 
-interface Flight {
-  readonly controller: AbortController;
-  readonly promise: Promise<{ result: SolveResult; warmStart: SolveOutcome['warmStart'] }>;
-  readonly listeners: Set<(p: SolverProgress) => void>;
-  readonly warmStarted: boolean;
-  callers: number;
-}
 
 /**
  * Every solve goes through here: identical scenarios (canonical form) are answered from the
@@ -77,7 +71,8 @@ interface Flight {
  * caller gives up; a new solve starts from the nearest cached solution of the same shape.
  */
 export class SolveCoordinator {
-  private readonly flights = new Map<string, Flight>();
+  private readonly flights = new Flights<{ result: SolveResult; warmStart: SolveOutcome['warmStart'] }, SolverProgress>();
+  private readonly classesFlights = new Flights<ClassesSolveResult, ClassesProgress>();
   /** Single solves with backend GPU, one at a time: the device belongs to the main thread. */
   private readonly gpuLane = new SerialLane();
   /** Multi-class results by canonical key (they warm-start nothing, so results alone are kept). */
@@ -93,7 +88,7 @@ export class SolveCoordinator {
   ) {}
 
   get inFlight(): number {
-    return this.flights.size;
+    return this.flights.size + this.classesFlights.size;
   }
 
   async solve(scenario: ValidatedScenario, opts: CoordinatedSolveOptions): Promise<SolveOutcome> {
@@ -112,11 +107,11 @@ export class SolveCoordinator {
     this.events.onCache(hit !== undefined);
     if (hit) return { result: hit.result, warmStart: hit.warmStart, cached: true, shared: false, warmStarted: false, key };
 
-    let flight = this.flights.get(key);
-    const shared = flight !== undefined && !flight.controller.signal.aborted;
-    if (shared) this.events.onShared();
-    else flight = this.start(key, scenario, opts);
-    return { ...(await this.follow(flight!, opts, shared)), key };
+    const running = this.flights.running(key);
+    if (running) this.events.onShared();
+    const flight = running ?? this.start(key, scenario, opts);
+    const out = await this.flights.follow(flight, opts.signal, opts.onProgress);
+    return { ...out, cached: false, shared: running !== undefined, warmStarted: flight.warmStarted, key };
   }
 
   /**
@@ -154,70 +149,58 @@ export class SolveCoordinator {
 
   /**
    * A multi-class solve (docs/model.md §10) on the pool, queued like a single solve (with the
-   * queue bounds unless `bounded: false`, as for a batch), cancelled with its caller; a scenario
-   * solved before (same canonical form) is answered from the classes cache. Not shared between
-   * concurrent callers or warm-started from neighbours yet.
+   * queue bounds unless `bounded: false`, as for a batch), cancelled with its last caller; a
+   * scenario solved before (same canonical form) is answered from the classes cache, and concurrent
+   * identical ones share one solve. Backend GPU runs in this thread, where the device is, one at a
+   * time (as single solves do). Not warm-started from neighbours yet.
    */
   async solveClasses(
     scenario: ValidatedClassesScenario,
     opts: Pick<CoordinatedSolveOptions, 'signal' | 'progressIntervalMs' | 'bounded' | 'flow' | 'peer'> & { readonly onProgress?: (p: ClassesProgress) => void },
-  ): Promise<{ readonly result: ClassesSolveResult; readonly cached: boolean }> {
+  ): Promise<{ readonly result: ClassesSolveResult; readonly cached: boolean; readonly shared: boolean }> {
     const key = classesCanonicalKey(scenario);
     const hit = this.classesCache.get(key);
     this.events.onCache(hit !== undefined);
-    if (hit) return { result: hit, cached: true };
+    if (hit) return { result: hit, cached: true, shared: false };
+    const running = this.classesFlights.running(key);
+    if (running) this.events.onShared();
     const job = { scenario, progressIntervalMs: opts.progressIntervalMs ?? 0, maxStates: this.maxStates };
-    const result = await this.pool.submit('classesSolve', job, { signal: opts.signal, bounded: opts.bounded ?? true, onProgress: opts.onProgress, flow: opts.flow, peer: opts.peer });
-    this.classesCache.set(key, result);
-    return { result, cached: false };
+    const flight =
+      running ??
+      this.classesFlights.start(key, (signal, onProgress) => {
+        const run =
+          scenario.solver.backend === 'GPU'
+            ? this.gpuLane.run(() => JOBS.classesSolve(job, { signal, progress: onProgress }).then((o) => o.result), signal)
+            : this.pool.submit('classesSolve', job, { signal, bounded: opts.bounded ?? true, onProgress, flow: opts.flow, peer: opts.peer });
+        return run.then((result) => {
+          this.classesCache.set(key, result);
+          return result;
+        });
+      });
+    const result = await this.classesFlights.follow(flight, opts.signal, opts.onProgress);
+    return { result, cached: false, shared: running !== undefined };
   }
 
-  private start(key: string, scenario: ValidatedScenario, opts: CoordinatedSolveOptions): Flight {
-    const controller = new AbortController();
+  private start(key: string, scenario: ValidatedScenario, opts: CoordinatedSolveOptions) {
     const warm = opts.warmStart === 'none' ? undefined : (opts.warmStart ?? this.cache.nearest(scenario));
-    const listeners = new Set<(p: SolverProgress) => void>();
     // Backend GPU solves here, on the main thread: its percentiles, if wanted, come after from the pool (withPercentiles).
     const percentiles = opts.percentiles === true && scenario.solver.backend !== 'GPU';
     const job = { scenario, warmStart: warm, progressIntervalMs: opts.progressIntervalMs ?? 0, maxStates: this.maxStates, percentiles };
-    const onProgress = (p: SolverProgress): void => listeners.forEach((l) => l(p));
-    // Backend GPU runs where the device is, in this thread; everything else on the worker pool.
-    const run =
-      scenario.solver.backend === 'GPU'
-        ? this.gpuLane.run(() => JOBS.solve(job, { signal: controller.signal, progress: onProgress }).then((o) => o.result), controller.signal)
-        : this.pool.submit('solve', job, { signal: controller.signal, bounded: opts.bounded, onProgress, flow: opts.flow, peer: opts.peer });
-    const promise = run
-      .then((out) => {
-        this.cache.store(scenario, out.result, out.warmStart, key);
-        this.events.onSolved(out.result, warm !== undefined);
-        return out;
-      })
-      .finally(() => {
-        if (this.flights.get(key) === flight) this.flights.delete(key);
-      });
-    promise.catch(() => undefined); // callers observe it; an abandoned flight must not be "unhandled"
-    const flight: Flight = { controller, promise, listeners, warmStarted: warm !== undefined, callers: 0 };
-    this.flights.set(key, flight);
-    return flight;
-  }
-
-  private async follow(flight: Flight, opts: CoordinatedSolveOptions, shared: boolean): Promise<Omit<SolveOutcome, 'key'>> {
-    const { signal, onProgress } = opts;
-    flight.callers++;
-    if (onProgress) flight.listeners.add(onProgress);
-    let onAbort: (() => void) | undefined;
-    try {
-      const aborted = new Promise<never>((_, reject) => {
-        onAbort = () => reject(signal.reason instanceof Error ? signal.reason : new AbortError());
-        if (signal.aborted) onAbort();
-        else signal.addEventListener('abort', onAbort, { once: true });
-      });
-      const out = await Promise.race([flight.promise, aborted]);
-      return { ...out, cached: false, shared, warmStarted: flight.warmStarted };
-    } finally {
-      if (onAbort) signal.removeEventListener('abort', onAbort);
-      if (onProgress) flight.listeners.delete(onProgress);
-      // The last caller to leave stops the work; the pool frees its worker.
-      if (--flight.callers === 0 && signal.aborted) flight.controller.abort(signal.reason);
-    }
+    return this.flights.start(
+      key,
+      (signal, onProgress) => {
+        // Backend GPU runs where the device is, in this thread; everything else on the worker pool.
+        const run =
+          scenario.solver.backend === 'GPU'
+            ? this.gpuLane.run(() => JOBS.solve(job, { signal, progress: onProgress }).then((o) => o.result), signal)
+            : this.pool.submit('solve', job, { signal, bounded: opts.bounded, onProgress, flow: opts.flow, peer: opts.peer });
+        return run.then((out) => {
+          this.cache.store(scenario, out.result, out.warmStart, key);
+          this.events.onSolved(out.result, warm !== undefined);
+          return out;
+        });
+      },
+      warm !== undefined,
+    );
   }
 }
