@@ -22,6 +22,7 @@ export function formatClassesSolve(r: ClassesSolveResult): string {
     lines.push(`switching curve (n_1 = 0, 1, …: smallest n_2 served as class ${r.classes[1].name}): ${shown}${curve.length > 24 ? ' …' : ''}`);
   }
   const s = r.solver;
-  lines.push(`solver: ${s.backend} ${s.method}, S = (${r.policy.maxQueue.join(', ')}), ${s.states} states, ${s.iterations} iterations, ${s.seconds.toFixed(2)} s, ${s.stopReason}, tail mass ${s.tailMass.map((m) => m.toExponential(1)).join(' / ')}`);
+  const where = [s.threads !== undefined && s.threads > 1 ? `${s.threads} threads` : '', s.adapter ? `${s.gpuIterations ?? 0} f32 sweeps on ${s.adapter}` : ''].filter((x) => x).join(', ');
+  lines.push(`solver: ${s.backend} ${s.method}, S = (${r.policy.maxQueue.join(', ')}), ${s.states} states, ${s.iterations} iterations${where ? ` (${where})` : ''}, ${s.seconds.toFixed(2)} s, ${s.stopReason}, tail mass ${s.tailMass.map((m) => m.toExponential(1)).join(' / ')}`);
   return lines.join('\n');
 }
