@@ -55,7 +55,11 @@ function jointLaw(cls: RefClass[], c: number, b: number): { k: number[]; p: numb
   };
   const out: { k: number[]; p: number }[] = [];
   let mass = 0;
+  // Until the mass is 1 − 1e-15, or (rounding keeps a sum of many terms from reaching that) a total K past
+  // the mode adds under 1e-18: the tail left is then of that order.
+  let level = Infinity;
   for (let K = 0; mass < 1 - 1e-15 && K < 400; K++) {
+    const before = mass;
     const rec = (i: number, left: number, k: number[]): void => {
       if (i === cls.length - 1) {
         const kk = [...k, left];
@@ -67,6 +71,9 @@ function jointLaw(cls: RefClass[], c: number, b: number): { k: number[]; p: numb
       for (let v = 0; v <= left; v++) rec(i + 1, left - v, [...k, v]);
     };
     rec(0, K, []);
+    const added = mass - before;
+    if (added < 1e-18 && added < level) break;
+    level = added;
   }
   for (const e of out) e.p /= mass;
   return out;
