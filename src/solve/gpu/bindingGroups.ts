@@ -38,3 +38,13 @@ export function groupsUnder(needs: readonly BindingBytes[], maxBindingBytes: num
   if (group.length) groups.push(group);
   return groups;
 }
+
+/** Runs `jobs` group by group (`groups`, from groupsUnder) and gathers the results in the jobs' order. */
+export async function runInGroups<J, R>(jobs: readonly J[], groups: readonly number[][], run: (group: readonly J[]) => Promise<R[]>): Promise<R[]> {
+  const out = new Array<R>(jobs.length);
+  for (const group of groups) {
+    const res = await run(group.map((i) => jobs[i]));
+    group.forEach((i, k) => (out[i] = res[k]));
+  }
+  return out;
+}

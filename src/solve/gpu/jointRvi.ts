@@ -1,5 +1,5 @@
 import type { ClassesModel } from '../../model/classes/compile.js';
-import { groupsUnder } from './bindingGroups.js';
+import { groupsUnder, runInGroups } from './bindingGroups.js';
 import type { GpuContext } from './device.js';
 import { classesPadKernel, classesSweepKernel } from './jointKernels.js';
 import { jointBindingBytes, packJointBatch } from './jointPack.js';
@@ -24,15 +24,10 @@ export interface GpuJointJob {
  * one stage loop (stageLoop.ts): each sweep is a fill of the padded boxes and one dispatch over
  * every state of every live scenario. Batches too big for one binding run in parts.
  */
-export async function batchedJointRvi(ctx: GpuContext, jobs: readonly GpuJointJob[], opts: BatchedRviOptions): Promise<GpuRviResult[]> {
-  const out = new Array<GpuRviResult>(jobs.length);
+export function batchedJointRvi(ctx: GpuContext, jobs: readonly GpuJointJob[], opts: BatchedRviOptions): Promise<GpuRviResult[]> {
   const needs = jobs.map((j) => jointBindingBytes(j.model));
   const describe = (i: number) => `a joint model with S = (${Array.from(jobs[i].model.S).join(', ')})`;
-  for (const group of groupsUnder(needs, bindingLimit(ctx), describe)) {
-    const res = await runJointGroup(ctx, group.map((i) => jobs[i]), opts);
-    group.forEach((i, k) => (out[i] = res[k]));
-  }
-  return out;
+  return runInGroups(jobs, groupsUnder(needs, bindingLimit(ctx), describe), (group) => runJointGroup(ctx, group, opts));
 }
 
 function runJointGroup(ctx: GpuContext, jobs: readonly GpuJointJob[], opts: BatchedRviOptions): Promise<GpuRviResult[]> {

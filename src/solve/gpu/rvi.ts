@@ -1,6 +1,7 @@
 import type { CompiledModel } from '../../model/compile.js';
 import type { GpuContext } from './device.js';
 import { bellmanSweepKernel } from './kernels.js';
+import { runInGroups } from './bindingGroups.js';
 import { packBatch, splitForLimits, type WarmValues } from './pack.js';
 import { bindingLimit, runPacked, type BatchedRviOptions, type GpuRviResult } from './stageLoop.js';
 
@@ -21,13 +22,9 @@ export interface GpuRviJob {
  * scenario's number of phases M (Poisson scenarios are M = 1), through the one stage loop
  * (stageLoop.ts). Batches too big for one binding run in parts.
  */
-export async function batchedRvi(ctx: GpuContext, jobs: readonly GpuRviJob[], opts: BatchedRviOptions): Promise<GpuRviResult[]> {
-  const out: GpuRviResult[] = new Array<GpuRviResult>(jobs.length);
-  for (const group of splitForLimits(jobs.map((j) => j.model), bindingLimit(ctx))) {
-    const res = await runGroup(ctx, group.map((i) => jobs[i]), opts);
-    group.forEach((i, k) => (out[i] = res[k]));
-  }
-  return out;
+export function batchedRvi(ctx: GpuContext, jobs: readonly GpuRviJob[], opts: BatchedRviOptions): Promise<GpuRviResult[]> {
+  const groups = splitForLimits(jobs.map((j) => j.model), bindingLimit(ctx));
+  return runInGroups(jobs, groups, (group) => runGroup(ctx, group, opts));
 }
 
 function runGroup(ctx: GpuContext, jobs: readonly GpuRviJob[], opts: BatchedRviOptions): Promise<GpuRviResult[]> {
