@@ -130,7 +130,7 @@ export class BatchwiseClient {
   async solveClasses(
     scenario: unknown,
     opts: CallOptions & { onProgress?: (p: SolveProgressMessage) => void; progressIntervalMs?: number } = {},
-  ): Promise<{ result: ClassesSolveResult; cached: boolean; progressUpdates: number }> {
+  ): Promise<{ result: ClassesSolveResult; cached: boolean; warmStarted: boolean; progressUpdates: number }> {
     let progressUpdates = 0;
     for await (const u of this.solveUpdates({ scenario: scenarioJsonNames(scenario), progressIntervalMs: opts.progressIntervalMs ?? 0 }, opts)) {
       if (!u.done) {
@@ -139,7 +139,7 @@ export class BatchwiseClient {
         continue;
       }
       if (!u.classesResult) throw new RemoteError(grpc.status.INTERNAL, 'the Solve stream ended without a classes result (is the scenario multi-class?)');
-      return { result: classesResultFromProto(u.classesResult), cached: u.cached, progressUpdates };
+      return { result: classesResultFromProto(u.classesResult), cached: u.cached, warmStarted: u.warmStarted, progressUpdates };
     }
     throw new RemoteError(grpc.status.INTERNAL, 'the Solve stream ended without a final update');
   }

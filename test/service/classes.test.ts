@@ -88,6 +88,25 @@ describe('Solve with classes over gRPC', () => {
     for (const x of answers.slice(1)) expect(x.result).toEqual(answers[0].result);
   }, 120_000);
 
+  it('a new classes solve starts from the last solved scenario of its shape: warm-started, the same certified optimum as a cold solve, fewer sweeps', async () => {
+    // A shape no other test here uses (B = 4 and 1, deterministic), automatic boxes.
+    const shape = [{ ...a, B: 4, rate: 160 }, { ...b, B: 1, law: 'DETERMINISTIC' as const, rate: 60 }];
+    const first = await h.client().solveClasses(scenarioOf(shape, 40, 1e-3, 1e-9));
+    expect(first.warmStarted).toBe(false);
+    const neighbour = scenarioOf(shape.map((k, i) => (i === 0 ? { ...k, rate: 170 } : k)), 40, 1.1e-3, 1e-9);
+    const [warm, cold] = await Promise.all([h.client().solveClasses(neighbour), solveClassesScenario(neighbour)]);
+    expect(warm.warmStarted).toBe(true);
+    expect(warm.cached).toBe(false);
+    // Both certified to 1e-9 relative: each interval holds the other's optimum.
+    const tol = 1e-9 * cold.averageCostUpper;
+    expect(warm.result.averageCostLower).toBeLessThanOrEqual(cold.averageCostUpper + tol);
+    expect(warm.result.averageCostUpper).toBeGreaterThanOrEqual(cold.averageCostLower - tol);
+    expect(warm.result.solver.totalIterations).toBeLessThan(cold.solver.totalIterations);
+    // Another shape (a different B) starts cold.
+    const other = await h.client().solveClasses(scenarioOf(shape.map((k, i) => (i === 1 ? { ...k, B: 3 } : k)), 40, 1e-3, 1e-9));
+    expect(other.warmStarted).toBe(false);
+  }, 120_000);
+
   it('one class: the single-class solve it restates comes along', async () => {
     const one = scenarioOf([{ ...a, rate: 400 }], 40, 1e-3, 1e-9);
     const [remote, local] = await Promise.all([h.client().solveClasses(one), solveClassesScenario(one)]);

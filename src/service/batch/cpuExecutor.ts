@@ -55,7 +55,7 @@ export class CpuBatchExecutor implements BatchExecutor {
     });
   }
 
-  /** Multi-class scenarios (docs/model.md §10): the pool's classes job, as batch work (no queue bound), or the classes cache; no warm starts yet. */
+  /** Multi-class scenarios (docs/model.md §10): the pool's classes job, as batch work (no queue bound), or the classes cache; a solve starts from the last solved scenario of its shape. */
   solveClasses(tasks: readonly ClassesBatchTask[], ctx: Pick<BatchContext, 'signal' | 'flow' | 'peer'>): AsyncGenerator<ClassesBatchOutcome, void, undefined> {
     return this.inLanes<ClassesBatchTask, ClassesBatchOutcome>(tasks, ctx.signal, () => ({
       solve: async (task) => ({

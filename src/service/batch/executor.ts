@@ -38,7 +38,7 @@ export interface ClassesBatchTask {
 
 /** A ClassesBatchTask's outcome; `classes` tells it from a BatchOutcome where the two streams merge. */
 export type ClassesBatchOutcome =
-  | { readonly classes: true; readonly index: number; readonly ok: true; readonly result: ClassesSolveResult; readonly cached: boolean }
+  | { readonly classes: true; readonly index: number; readonly ok: true; readonly result: ClassesSolveResult; readonly cached: boolean; readonly warmStarted: boolean }
   | { readonly classes: true; readonly index: number; readonly ok: false; readonly error: unknown };
 
 export interface BatchContext {

@@ -19,6 +19,15 @@ export function classesCanonicalKey(s: ValidatedClassesScenario): string {
   ]);
 }
 
+/**
+ * Scenarios whose solves can start from one another's values: the same classes in number and
+ * order, each with the same B, service law and fixed maxQueue (the box's layout and the kernels'
+ * form); rates, weights and power may differ.
+ */
+export function classesShapeKey(s: ValidatedClassesScenario): string {
+  return JSON.stringify(['classes-shape', s.params.classes.map((c) => [c.maxBatchSize, c.distribution, c.maxQueue])]);
+}
+
 /** Bytes a cached classes result holds, to the accuracy that matters: its per-state policy arrays. */
 export function classesResultBytes(r: ClassesSolveResult): number {
   return 16 * r.policy.batch.length + 1024;

@@ -113,7 +113,7 @@ export function createSolveBatchHandler(deps: ServiceDeps): ServerStreamingHandl
           continue;
         }
         if ('classes' in o) {
-          yield { index: entry.index, parameters: entry.parameters, classesResult: classesResultToProto(o.result), cached: o.cached, warmStarted: false };
+          yield { index: entry.index, parameters: entry.parameters, classesResult: classesResultToProto(o.result), cached: o.cached, warmStarted: o.warmStarted };
           if (o.cached) record('cached');
           else record('solved', o.result.solver.totalIterations);
           continue;

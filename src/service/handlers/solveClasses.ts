@@ -10,14 +10,15 @@ import { onPool, type ServiceDeps } from './deps.js';
 
 /**
  * Solve of a scenario with classes: validated (errors name `scenario.classes[i]…`), solved on
- * the pool with the joint state bound (or answered from the classes cache), progress at most once
+ * the pool with the joint state bound (or answered from the classes cache; a new solve starts from
+ * the last solved scenario of its shape), progress at most once
  * per interval (bounds and the box), then one update with done = true and `classesResult`.
  */
 export async function* solveClassesCall(request: SolveRequest, raw: Record<string, unknown>, deps: ServiceDeps, ctx: CallContext): AsyncGenerator<SolveUpdate, void, undefined> {
   const scenario = inField('scenario.', () => parseClassesScenario(raw, deps.limits));
   ctx.facts.classes = scenario.params.classes.length;
   const interval = progressInterval(request.progressIntervalMs, deps.progressIntervalMs);
-  const stream = throttled<ClassesProgress, { readonly result: ClassesSolveResult; readonly cached: boolean }>(
+  const stream = throttled<ClassesProgress, { readonly result: ClassesSolveResult; readonly cached: boolean; readonly warmStarted: boolean }>(
     (emit) => deps.coordinator.solveClasses(scenario, { ...onPool(ctx), onProgress: emit, progressIntervalMs: interval }),
     interval,
   );
@@ -29,9 +30,9 @@ export async function* solveClassesCall(request: SolveRequest, raw: Record<strin
         yield { done: false, progress: classesProgressToProto(item.progress), cached: false, warmStarted: false };
         continue;
       }
-      const { result: r, cached } = item.result;
+      const { result: r, cached, warmStarted } = item.result;
       Object.assign(ctx.facts, { states: r.solver.states, iterations: r.solver.totalIterations, backend: r.solver.backend, cached, progressUpdates: updates });
-      yield { done: true, classesResult: classesResultToProto(r), cached, warmStarted: false };
+      yield { done: true, classesResult: classesResultToProto(r), cached, warmStarted };
     }
   } catch (e) {
     // A box past maxStates is about the scenario too.

@@ -1,7 +1,7 @@
 import { LimitError } from '../../model/errors.js';
 import type { ValidatedClassesScenario } from '../../model/classes/params.js';
 import type { ClassesSolveResult } from '../../solve/classes/result.js';
-import { solveClassesScenario } from '../../solve/classes/solveClasses.js';
+import { solveClassesScenario, type ClassesWarmStart } from '../../solve/classes/solveClasses.js';
 import { classesStates } from '../config.js';
 import { classesProgress, type ClassesProgress } from '../convert/classes.js';
 
@@ -12,6 +12,14 @@ export interface ClassesSolveJob {
   readonly progressIntervalMs: number;
   /** The service's bound on joint states Π_c (S_c + 1), checked as the automatic box grows. */
   readonly maxStates: number;
+  /** A neighbouring scenario's last box and values to start from (the coordinator's nearest). */
+  readonly warmStart?: ClassesWarmStart;
+}
+
+/** The result, and the last box's values to warm-start a neighbour with. */
+export interface ClassesJobResult {
+  readonly result: ClassesSolveResult;
+  readonly warm?: ClassesWarmStart;
 }
 
 /**
@@ -20,15 +28,18 @@ export interface ClassesSolveJob {
  * for its S). Progress carries the bounds and the box only (the joint policy can be large).
  */
 // The job's io and output are written out here (jobs.ts's JobIo and JobOutput, structurally): jobs.ts imports this module.
-export async function runClassesSolveJob(job: ClassesSolveJob, io: { readonly signal: AbortSignal; progress(p: ClassesProgress): void }): Promise<{ result: ClassesSolveResult }> {
+export async function runClassesSolveJob(job: ClassesSolveJob, io: { readonly signal: AbortSignal; progress(p: ClassesProgress): void }): Promise<{ result: ClassesJobResult; transfer?: ArrayBuffer[] }> {
   const limit = new AbortController();
   const signal = AbortSignal.any([io.signal, limit.signal]);
   let box: readonly number[] = [];
   let overLimit: LimitError | undefined;
   let last = -Infinity;
   try {
+    let warm: ClassesWarmStart | undefined;
     const result = await solveClassesScenario(job.scenario, {
       signal,
+      ...(job.warmStart ? { warmStart: job.warmStart } : {}),
+      onValues: (w) => (warm = w),
       onBox: (S) => {
         box = S.slice();
         if (classesStates(S) > job.maxStates && !overLimit) {
@@ -48,7 +59,8 @@ export async function runClassesSolveJob(job: ClassesSolveJob, io: { readonly si
         }
       },
     });
-    return { result };
+    const values = (warm as ClassesWarmStart | undefined)?.values;
+    return { result: { result, ...(warm ? { warm } : {}) }, ...(values && values.buffer instanceof ArrayBuffer ? { transfer: [values.buffer] } : {}) };
   } catch (e) {
     if (overLimit && !io.signal.aborted) throw overLimit;
     throw e;

@@ -15,7 +15,7 @@ import { solveStates, type ServiceLimits } from '../config.js';
 import { prepareScenarios, type Prepared } from '../batch/prepare.js';
 import type { ClassesSolveResult } from '../../solve/classes/result.js';
 import type { ClassesProgress } from '../convert/classes.js';
-import { runClassesSolveJob, type ClassesSolveJob } from './classesJob.js';
+import { runClassesSolveJob, type ClassesJobResult, type ClassesSolveJob } from './classesJob.js';
 
 /**
  * The work a pool worker can do, one entry per kind. To add a kind (e.g. `simulate`), add
@@ -31,7 +31,7 @@ export interface JobTypes {
   fleetSimulate: { payload: FleetSimulateCall; result: FleetRun; progress: never };
   fleetPlan: { payload: FleetPlanCall; result: FleetPlanAnswer; progress: never };
   prepare: { payload: PrepareJob; result: Prepared[]; progress: never };
-  classesSolve: { payload: ClassesSolveJob; result: ClassesSolveResult; progress: ClassesProgress };
+  classesSolve: { payload: ClassesSolveJob; result: ClassesJobResult; progress: ClassesProgress };
 }
 
 /** Scenarios of a call in their JSON form, to validate off the main thread (batch/prepare.ts). */

@@ -14,12 +14,15 @@ import type { ValidatedClassesScenario } from '../../model/classes/params.js';
 import type { ClassesSolveResult } from '../../solve/classes/result.js';
 import type { ClassesProgress } from '../convert/classes.js';
 import type { LatencyOutcome } from '../../latency/summary.js';
-import { classesCanonicalKey, classesResultBytes } from '../cache/classesKey.js';
+import { classesCanonicalKey, classesResultBytes, classesShapeKey } from '../cache/classesKey.js';
+import type { ClassesWarmStart } from '../../solve/classes/solveClasses.js';
 import { LruMap } from '../cache/lru.js';
 
 /** Bounds of the classes cache: entries, and bytes of their policy tables. */
 const CLASSES_CACHE_ENTRIES = 256;
 const CLASSES_CACHE_BYTES = 64 * 1024 * 1024;
+/** Shapes whose last values are kept to warm-start neighbours (the same byte bound). */
+const CLASSES_WARM_SHAPES = 32;
 
 /** A result without its percentiles (and without the reason they are missing). */
 export function withoutPercentiles(r: SolveResult): SolveResult {
@@ -77,6 +80,8 @@ export class SolveCoordinator {
   private readonly gpuLane = new SerialLane();
   /** Multi-class results by canonical key (they warm-start nothing, so results alone are kept). */
   private readonly classesCache = new LruMap<string, ClassesSolveResult>(CLASSES_CACHE_ENTRIES, CLASSES_CACHE_BYTES, classesResultBytes);
+  /** The last solved classes scenario's box and values per shape (classesShapeKey): a neighbour's warm start. */
+  private readonly classesWarm = new LruMap<string, ClassesWarmStart>(CLASSES_WARM_SHAPES, CLASSES_CACHE_BYTES, (w) => w.values.byteLength);
 
   constructor(
     private readonly pool: WorkerPool,
@@ -151,20 +156,23 @@ export class SolveCoordinator {
    * A multi-class solve (docs/model.md §10) on the pool, queued like a single solve (with the
    * queue bounds unless `bounded: false`, as for a batch), cancelled with its last caller; a
    * scenario solved before (same canonical form) is answered from the classes cache, and concurrent
-   * identical ones share one solve. Backend GPU runs in this thread, where the device is, one at a
-   * time (as single solves do). Not warm-started from neighbours yet.
+   * identical ones share one solve, which starts from the last solved scenario of the same shape
+   * (its box and values). Backend GPU runs in this thread, where the device is, one at a time (as
+   * single solves do).
    */
   async solveClasses(
     scenario: ValidatedClassesScenario,
     opts: Pick<CoordinatedSolveOptions, 'signal' | 'progressIntervalMs' | 'bounded' | 'flow' | 'peer'> & { readonly onProgress?: (p: ClassesProgress) => void },
-  ): Promise<{ readonly result: ClassesSolveResult; readonly cached: boolean; readonly shared: boolean }> {
+  ): Promise<{ readonly result: ClassesSolveResult; readonly cached: boolean; readonly shared: boolean; readonly warmStarted: boolean }> {
     const key = classesCanonicalKey(scenario);
     const hit = this.classesCache.get(key);
     this.events.onCache(hit !== undefined);
-    if (hit) return { result: hit, cached: true, shared: false };
+    if (hit) return { result: hit, cached: true, shared: false, warmStarted: false };
     const running = this.classesFlights.running(key);
     if (running) this.events.onShared();
-    const job = { scenario, progressIntervalMs: opts.progressIntervalMs ?? 0, maxStates: this.maxStates };
+    const shape = classesShapeKey(scenario);
+    const warmStart = this.classesWarm.get(shape);
+    const job = { scenario, progressIntervalMs: opts.progressIntervalMs ?? 0, maxStates: this.maxStates, ...(warmStart ? { warmStart } : {}) };
     const flight =
       running ??
       this.classesFlights.start(key, (signal, onProgress) => {
@@ -172,13 +180,14 @@ export class SolveCoordinator {
           scenario.solver.backend === 'GPU'
             ? this.gpuLane.run(() => JOBS.classesSolve(job, { signal, progress: onProgress }).then((o) => o.result), signal)
             : this.pool.submit('classesSolve', job, { signal, bounded: opts.bounded ?? true, onProgress, flow: opts.flow, peer: opts.peer });
-        return run.then((result) => {
+        return run.then(({ result, warm }) => {
           this.classesCache.set(key, result);
+          if (warm) this.classesWarm.set(shape, warm);
           return result;
         });
-      });
+      }, warmStart !== undefined);
     const result = await this.classesFlights.follow(flight, opts.signal, opts.onProgress);
-    return { result, cached: false, shared: running !== undefined };
+    return { result, cached: false, shared: running !== undefined, warmStarted: flight.warmStarted };
   }
 
   private start(key: string, scenario: ValidatedScenario, opts: CoordinatedSolveOptions) {

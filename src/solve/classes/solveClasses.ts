@@ -7,14 +7,13 @@ import type { ValidatedClassesScenario } from '../../model/classes/params.js';
 import { boundaryMass, stationaryLaw } from '../../model/classes/stationary.js';
 import { singleClassParams, validateClassesScenario } from '../../model/classes/validate.js';
 import { LimitError, ScenarioError, throwIfAborted } from '../../model/errors.js';
-import { resolveJointStage } from '../backends.js';
 import { valueIterate, type RviOutput } from '../cpu/rvi.js';
 import type { SolveOptions } from '../types.js';
 import { TAIL_MASS_BOUND } from '../maxQueue.js';
 import { solveScenario } from '../solveScenario.js';
 import type { SolverProgress } from '../types.js';
 import { classesFigures } from './figures.js';
-import { refineOnGpu } from './refine.js';
+import { gpuStart } from './gpuStart.js';
 import { describeClassesPolicy, type ClassesSolveResult } from './result.js';
 
 export interface ClassesSolveOptions {
@@ -31,6 +30,19 @@ export interface ClassesSolveOptions {
   readonly onBox?: (S: readonly number[]) => void;
   /** Threads of the f64 sweeps (default: every core for boxes of PARALLEL_MIN_STATES states or more, else 1). */
   readonly threads?: number;
+  /**
+   * A neighbouring scenario's last box and relative values (its onValues) to start from: the first
+   * box is that one on the automatic axes, its values extended or cut to fit (grid.ts).
+   */
+  readonly warmStart?: ClassesWarmStart;
+  /** Called with the last box and its relative values, to warm-start a neighbour. */
+  readonly onValues?: (w: ClassesWarmStart) => void;
+}
+
+/** A box S = (S_1, …, S_C) and relative values over it (flat, last class fastest). */
+export interface ClassesWarmStart {
+  readonly S: readonly number[];
+  readonly values: Float64Array;
 }
 
 /**
@@ -52,10 +64,11 @@ export async function solveClassesScenario(input: unknown, opts: ClassesSolveOpt
   // keeps the extrapolated overflow short beside the box (at S_c = 20 against jumps of 90 RVI diverged).
   const probe = compileClasses(p, p.classes.map(() => 2));
   const reach = Array.from(probe.padDims, (d) => d - 3);
-  let S = p.classes.map((c, i) => (fixed[i] ? c.maxQueue : Math.max(opts.initialMaxQueue?.[i] ?? initialTop(c.maxBatchSize, reach[i]), 2)));
+  const from = usableWarmStart(opts.warmStart, p.classes.length);
+  let S = p.classes.map((c, i) => (fixed[i] ? c.maxQueue : Math.max(from?.S[i] ?? opts.initialMaxQueue?.[i] ?? initialTop(c.maxBatchSize, reach[i]), 2)));
   const tried: number[][] = [];
   let total = 0;
-  let warm: { values: Float64Array; S: number[] } | undefined;
+  let warm: { values: Float64Array; S: readonly number[] } | undefined = from;
   let pi: Float64Array | undefined;
   let gpu: { adapter: string; sweeps: number; cpuSteps: number } | undefined;
   for (;;) {
@@ -98,6 +111,7 @@ export async function solveClassesScenario(input: unknown, opts: ClassesSolveOpt
     if (lumped) refuseSmallFixedBox(S, fixed, tail, lumped);
     const grow = tail.map((m, c) => !fixed[c] && !(m < TAIL_MASS_BOUND));
     if (!grow.some(Boolean)) {
+      opts.onValues?.({ S: S.slice(), values: out.values });
       const figures = classesFigures(model, out.policy, law.pi);
       const tailHeld = tail.every((m) => m < TAIL_MASS_BOUND);
       return {
@@ -127,29 +141,6 @@ export async function solveClassesScenario(input: unknown, opts: ClassesSolveOpt
     pi = undefined;
     S = S.map((s, c) => (grow[c] ? Math.ceil(1.5 * s) + p.classes[c].maxBatchSize : s));
   }
-}
-
-/**
- * Values to start a box's f64 RVI from: the smaller box's (extrapolated), or with a GPU stage
- * (backend GPU, AUTO where it pays off) its f32 values refined against f64 residuals (refine.ts).
- */
-async function gpuStart(
-  model: ClassesModel,
-  operator: (overflow: Overflow) => BellmanOperator,
-  start: Float64Array | undefined,
-  tolerance: number,
-  signal: AbortSignal | undefined,
-  ran: (f: { adapter: string; sweeps: number; cpuSteps: number }) => void,
-  backend: ValidatedClassesScenario['solver']['backend'],
-): Promise<Float64Array | undefined> {
-  const stage = await resolveJointStage(backend, model);
-  const f32 = stage ? await stage({ model, ...(start ? { warm: { values: start } } : {}), tolerance }, signal) : undefined;
-  if (!stage || !f32) return start;
-  ran({ ...f32, cpuSteps: 0 });
-  if (!stage.residuals) return f32.values;
-  const refined = await refineOnGpu(operator('extrapolate'), stage.residuals(model), f32.values, tolerance, signal);
-  ran({ adapter: f32.adapter, sweeps: refined.gpuSweeps, cpuSteps: refined.rounds });
-  return refined.values;
 }
 
 /**
@@ -233,6 +224,12 @@ function coordsOf(x: number, dims: number[]): number[] {
     x = Math.floor(x / dims[a]);
   }
   return out;
+}
+
+/** A warm start whose box fits C classes (every S_c ≥ 2) and its values, else none. */
+function usableWarmStart(w: ClassesWarmStart | undefined, C: number): ClassesWarmStart | undefined {
+  if (!w || w.S.length !== C || !w.S.every((s) => Number.isInteger(s) && s >= 2)) return undefined;
+  return w.values.length === sizeOf(w.S.map((s) => s + 1)) ? w : undefined;
 }
 
 /** A first S_c: room for a few full batches and twice the largest jump (the tail check grows it as needed). */
