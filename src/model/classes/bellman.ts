@@ -1,7 +1,7 @@
 import { throwIfAborted } from '../errors.js';
 import type { BellmanOperator } from '../../solve/operator.js';
 import type { ClassesModel } from './compile.js';
-import { clampBox, extendBox, sizeOf } from './grid.js';
+import { clampBox, coordsOf, extendBox, sizeOf } from './grid.js';
 
 /** Relative difference under which serving and waiting count as tied (the single-class rule). */
 const TIE = 1e-12;
@@ -73,7 +73,7 @@ export function fillBox(model: ClassesModel, h: Float64Array, scratch: StepScrat
 export function stateValues(model: ClassesModel, h: Float64Array, gap: Float64Array, policy: Int32Array, scratch: StepScratch, x0: number, x1: number, signal?: AbortSignal): void {
   const { C, S, dims, strides, padStrides, costSlope, waitRate, idleKappa, actions, actionClass, actionBatch, kappa, ratio, shift, rowStart, rowOffset, rowLength, rowValue, probs, factorProbs, factorStart, separable } = model;
   const { H, F } = scratch;
-  const p0 = tails(model);
+  const mass = after(model);
   const n = coordsOf(x0, dims);
   for (let x = x0; x < x1; x++) {
     if (x > x0) for (let a = C - 1; a >= 0 && ++n[a] === dims[a]; a--) n[a] = 0;
@@ -104,7 +104,7 @@ export function stateValues(model: ClassesModel, h: Float64Array, gap: Float64Ar
         const len0 = factorStart[a * C + 1] - f0;
         const s0 = padStrides[0];
         const F1 = C > 1 ? F[a][1] : undefined;
-        const P0 = p0[a];
+        const P0 = mass[a * C];
         if (F1) for (let k = 0; k < len0; k++) acc += factorProbs[f0 + k] * (F1[base + k * s0] + P0 * (H[base + k * s0] - hx));
         else for (let k = 0; k < len0; k++) acc += factorProbs[f0 + k] * (H[base + k * s0] - hx);
       } else {
@@ -131,15 +131,6 @@ export function stateValues(model: ClassesModel, h: Float64Array, gap: Float64Ar
   }
 }
 
-function coordsOf(x: number, dims: Int32Array): Int32Array {
-  const n = new Int32Array(dims.length);
-  for (let a = dims.length - 1; a >= 0; a--) {
-    n[a] = x % dims[a];
-    x = Math.floor(x / dims[a]);
-  }
-  return n;
-}
-
 /** P_{>x} = the product of the factor masses past axis x, for every product-kernel action: [a·C + x]. */
 function afterMass(model: ClassesModel): Float64Array {
   const { C, actions, separable, factorStart, factorProbs } = model;
@@ -162,12 +153,6 @@ function after(model: ClassesModel): Float64Array {
   let v = afterCache.get(model);
   if (!v) afterCache.set(model, (v = afterMass(model)));
   return v;
-}
-
-/** P_{>0} per action (the weight of H beside F_1 in a product kernel's serve sum). */
-function tails(model: ClassesModel): Float64Array {
-  const all = after(model);
-  return Float64Array.from({ length: model.actions }, (_, a) => all[a * model.C]);
 }
 
 /**

@@ -17,6 +17,16 @@ export function stridesOf(dims: ArrayLike<number>): Int32Array {
   return st;
 }
 
+/** The coordinates n of flat index x in a box of `dims` (last axis fastest). */
+export function coordsOf(x: number, dims: ArrayLike<number>): Int32Array {
+  const n = new Int32Array(dims.length);
+  for (let a = dims.length - 1; a >= 0; a--) {
+    n[a] = x % dims[a];
+    x = Math.floor(x / dims[a]);
+  }
+  return n;
+}
+
 export function sizeOf(dims: ArrayLike<number>): number {
   let s = 1;
   for (let a = 0; a < dims.length; a++) s *= dims[a];

@@ -5,9 +5,17 @@ import { resolveJointStage } from '../backends.js';
 import type { BellmanOperator } from '../operator.js';
 import { refineOnGpu } from './refine.js';
 
+/** What a box's start cost on the GPU: its adapter, the f32 sweeps, and the refinement's f64 steps on the CPU. */
+export interface GpuRun {
+  readonly adapter: string;
+  readonly sweeps: number;
+  readonly cpuSteps: number;
+}
+
 /**
  * Values to start a box's f64 RVI from: the smaller box's (extrapolated), or with a GPU stage
- * (backend GPU, AUTO where it pays off) its f32 values refined against f64 residuals (refine.ts).
+ * (backend GPU, AUTO where it pays off) its f32 values refined against f64 residuals (refine.ts),
+ * with what that ran.
  */
 export async function gpuStart(
   model: ClassesModel,
@@ -15,16 +23,12 @@ export async function gpuStart(
   start: Float64Array | undefined,
   tolerance: number,
   signal: AbortSignal | undefined,
-  ran: (f: { adapter: string; sweeps: number; cpuSteps: number }) => void,
   backend: ValidatedClassesScenario['solver']['backend'],
-): Promise<Float64Array | undefined> {
+): Promise<{ values?: Float64Array; gpu?: GpuRun }> {
   const stage = await resolveJointStage(backend, model);
   const f32 = stage ? await stage({ model, ...(start ? { warm: { values: start } } : {}), tolerance }, signal) : undefined;
-  if (!stage || !f32) return start;
-  ran({ ...f32, cpuSteps: 0 });
-  if (!stage.residuals) return f32.values;
+  if (!stage || !f32) return { values: start };
+  if (!stage.residuals) return { values: f32.values, gpu: { adapter: f32.adapter, sweeps: f32.sweeps, cpuSteps: 0 } };
   const refined = await refineOnGpu(operator('extrapolate'), stage.residuals(model), f32.values, tolerance, signal);
-  ran({ adapter: f32.adapter, sweeps: refined.gpuSweeps, cpuSteps: refined.rounds });
-  return refined.values;
+  return { values: refined.values, gpu: { adapter: f32.adapter, sweeps: f32.sweeps + refined.gpuSweeps, cpuSteps: refined.rounds } };
 }
-

@@ -2,7 +2,7 @@ import { classesOperator, sweepWork, type Overflow } from '../../model/classes/b
 import { ParallelSweeps, sweepThreads } from '../../model/classes/parallelStep.js';
 import type { BellmanOperator } from '../operator.js';
 import { compileClasses, type ClassesModel } from '../../model/classes/compile.js';
-import { extendBox, sizeOf } from '../../model/classes/grid.js';
+import { coordsOf, extendBox, sizeOf } from '../../model/classes/grid.js';
 import type { ValidatedClassesScenario } from '../../model/classes/params.js';
 import { boundaryMass, stationaryLaw } from '../../model/classes/stationary.js';
 import { singleClassParams, validateClassesScenario } from '../../model/classes/validate.js';
@@ -13,7 +13,7 @@ import { TAIL_MASS_BOUND } from '../maxQueue.js';
 import { solveScenario } from '../solveScenario.js';
 import type { SolverProgress } from '../types.js';
 import { classesFigures } from './figures.js';
-import { gpuStart } from './gpuStart.js';
+import { gpuStart, type GpuRun } from './gpuStart.js';
 import { describeClassesPolicy, type ClassesSolveResult } from './result.js';
 
 export interface ClassesSolveOptions {
@@ -70,7 +70,8 @@ export async function solveClassesScenario(input: unknown, opts: ClassesSolveOpt
   let total = 0;
   let warm: { values: Float64Array; S: readonly number[] } | undefined = from;
   let pi: Float64Array | undefined;
-  let gpu: { adapter: string; sweeps: number; cpuSteps: number } | undefined;
+  /** The GPU's adapter and f32 sweeps over every box, when it ran. */
+  let gpu: { adapter: string; sweeps: number } | undefined;
   for (;;) {
     opts.onBox?.(S);
     throwIfAborted(opts.signal);
@@ -80,14 +81,23 @@ export async function solveClassesScenario(input: unknown, opts: ClassesSolveOpt
       start = new Float64Array(sizeOf(model.dims));
       extendBox(warm.values, warm.S, start, model.dims);
     }
-    const cpuStepsBefore = gpu?.cpuSteps ?? 0;
     const threads = sweepThreads(model.states, opts.threads);
     const engine = threads > 1 ? await ParallelSweeps.start(model, threads) : undefined;
-    const operator = (overflow: Overflow) => engine?.operator(overflow) ?? classesOperator(model, overflow);
+    // One operator per overflow rule and box (each holds its sweep buffers), shared by the refinement and the RVI.
+    const operators = new Map<Overflow, BellmanOperator>();
+    const operator = (overflow: Overflow): BellmanOperator => {
+      let op = operators.get(overflow);
+      if (!op) operators.set(overflow, (op = engine?.operator(overflow) ?? classesOperator(model, overflow)));
+      return op;
+    };
     let boxOut: Awaited<ReturnType<typeof solveBox>>;
+    let boxGpu: GpuRun | undefined;
     try {
       // Backend GPU, or AUTO where the GPU pays off: the f32 stage, refined on the GPU against f64 residuals, starts the f64 solve below.
-      const from = await gpuStart(model, operator, start, settings.tolerance, opts.signal, (f) => (gpu = { adapter: f.adapter, sweeps: (gpu?.sweeps ?? 0) + f.sweeps, cpuSteps: (gpu?.cpuSteps ?? 0) + f.cpuSteps }), settings.backend);
+      const started = await gpuStart(model, operator, start, settings.tolerance, opts.signal, settings.backend);
+      const from = started.values;
+      boxGpu = started.gpu;
+      if (boxGpu) gpu = { adapter: boxGpu.adapter, sweeps: (gpu?.sweeps ?? 0) + boxGpu.sweeps };
       const rviOpts: SolveOptions = {
         tolerance: settings.tolerance,
         maxIterations: settings.maxIterations,
@@ -103,7 +113,7 @@ export async function solveClassesScenario(input: unknown, opts: ClassesSolveOpt
     const { out, lumped } = boxOut;
     tried.push(S.slice());
     // The refinement's f64 steps are f64 sweeps too (the GPU's are counted apart).
-    const iterations = out.iterations + (gpu?.cpuSteps ?? 0) - cpuStepsBefore;
+    const iterations = out.iterations + (boxGpu?.cpuSteps ?? 0);
     total += iterations;
     const law = stationaryLaw(model, out.policy, { signal: opts.signal, ...(pi && pi.length === model.states ? { start: pi } : {}) });
     pi = law.pi;
@@ -215,15 +225,6 @@ function refuseSmallFixedBox(S: number[], fixed: boolean[], tail: number[], d: R
       `fastest at n = (${where})), and ${solve}the truncation with the overflow lumped at the tops puts ${bad.map((k) => `${tail[k].toExponential(2)} of the stationary mass within B_${k + 1} of classes[${k}].maxQueue = ${S[k]}`).join(' and ')} ` +
       `(bound ${bound.toExponential(0)}); raise ${bad.map((k) => `classes[${k}].maxQueue`).join(' and ')} or set ${bad.length > 1 ? 'them' : 'it'} to 0 (automatic)`,
   );
-}
-
-function coordsOf(x: number, dims: number[]): number[] {
-  const out = new Array<number>(dims.length);
-  for (let a = dims.length - 1; a >= 0; a--) {
-    out[a] = x % dims[a];
-    x = Math.floor(x / dims[a]);
-  }
-  return out;
 }
 
 /** A warm start whose box fits C classes (every S_c ≥ 2) and its values, else none. */

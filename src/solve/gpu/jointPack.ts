@@ -1,4 +1,4 @@
-import type { ClassesModel } from '../../model/classes/compile.js';
+import { firstActions, type ClassesModel } from '../../model/classes/compile.js';
 import { sizeOf } from '../../model/classes/grid.js';
 import type { BindingBytes } from './bindingGroups.js';
 import { putWarmValues, stateArrays, type PackedStates } from './stageLoop.js';
@@ -120,7 +120,7 @@ export function packJointBatch(
     putWarmValues(h, st, m.states, warm[i]?.values);
     const p = warm[i]?.policy;
     const start = usableJointPolicy(m, p) ? p : undefined;
-    const first = Int32Array.from({ length: m.C }, (_, c) => m.actionClass.indexOf(c));
+    const first = firstActions(m.params);
     const n = new Int32Array(m.C);
     for (let x = 0; x < m.states; x++) {
       if (x > 0) for (let a = m.C - 1; a >= 0 && ++n[a] === m.dims[a]; a--) n[a] = 0;
