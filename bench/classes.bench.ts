@@ -9,8 +9,9 @@ import { compileClasses } from '../src/model/classes/compile.js';
 import { validateClassesScenario } from '../src/model/classes/validate.js';
 import { ParallelSweeps, sweepThreads } from '../src/model/classes/parallelStep.js';
 import { valueIterate } from '../src/solve/cpu/rvi.js';
+import type { BellmanOperator } from '../src/solve/operator.js';
 import os from 'node:os';
-import { fmt, median } from './stats.js';
+import { fmt, median, timeRuns } from './stats.js';
 import type { BenchContext, BenchSection } from './types.js';
 
 /** The two-class worked case at a fixed box (also the classes-on-GPU section's). */
@@ -35,19 +36,22 @@ function maddPasses(a: Float64Array, b: Float64Array, c: number, reps: number): 
  * Multiply-adds per second of that plain f64 loop over cache-resident arrays, one thread: the
  * practical limit the joint sweep (the same operation, one thread) is set against.
  */
-function plainMaddRate(): number {
+async function plainMaddRate(): Promise<number> {
   const n = 1 << 14;
   const a = Float64Array.from({ length: n }, (_, i) => 1 / (i + 1));
   const b = Float64Array.from({ length: n }, (_, i) => i * 1e-3);
   let sink = maddPasses(a, b, 0.5, 500);
-  const times: number[] = [];
-  for (let k = 0; k < 5; k++) {
-    const t = performance.now();
-    sink += maddPasses(a, b, 0.5, 2000);
-    times.push(performance.now() - t);
-  }
+  const times = await timeRuns(() => (sink += maddPasses(a, b, 0.5, 2000)), 5, 0);
   if (!Number.isFinite(sink)) throw new Error('unreachable: the sums are finite');
   return (2000 * n) / (median(times) / 1000);
+}
+
+/** Milliseconds of one Bellman step of `op` at h = 0: the median of `reps` after `warmup` unmeasured ones. */
+export async function sweepMsOf(op: BellmanOperator, reps: number, warmup: number): Promise<number> {
+  const h = new Float64Array(op.states);
+  const gap = new Float64Array(op.states);
+  const policy = new Int32Array(op.states);
+  return median(await timeRuns(() => op.step(h, gap, policy), reps, warmup));
 }
 
 export default async function run(ctx: BenchContext): Promise<BenchSection> {
@@ -56,18 +60,7 @@ export default async function run(ctx: BenchContext): Promise<BenchSection> {
   let t = performance.now();
   const model = compileClasses(params, [S, S]);
   const compileMs = performance.now() - t;
-  const op = classesOperator(model);
-  const h = new Float64Array(model.states);
-  const gap = new Float64Array(model.states);
-  const policy = new Int32Array(model.states);
-  op.step(h, gap, policy);
-  const times: number[] = [];
-  for (let i = 0; i < 3; i++) {
-    t = performance.now();
-    op.step(h, gap, policy);
-    times.push(performance.now() - t);
-  }
-  const sweepMs = median(times);
+  const sweepMs = await sweepMsOf(classesOperator(model), 3, 1);
   const work = sweepWork(model);
   ctx.log(`classes: ${model.states} states, sweep ${fmt(sweepMs)} ms, ${work} multiply-adds`);
   // The production path at this size: the same sweep on every core (worker threads over state blocks).
@@ -78,14 +71,7 @@ export default async function run(ctx: BenchContext): Promise<BenchSection> {
   let solveS = 0;
   try {
     const par = engine.operator();
-    par.step(h, gap, policy);
-    const ptimes: number[] = [];
-    for (let i = 0; i < 3; i++) {
-      t = performance.now();
-      par.step(h, gap, policy);
-      ptimes.push(performance.now() - t);
-    }
-    parallelMs = median(ptimes);
+    parallelMs = await sweepMsOf(par, 3, 1);
     t = performance.now();
     out = await valueIterate(par, { tolerance: 1e-9, maxIterations: 100_000 });
     solveS = (performance.now() - t) / 1000;
@@ -94,7 +80,7 @@ export default async function run(ctx: BenchContext): Promise<BenchSection> {
   }
   const width = (out.upper - out.lower) / Math.abs(out.lower);
   const rate = work / (sweepMs / 1000);
-  const plain = plainMaddRate();
+  const plain = await plainMaddRate();
   return {
     name: 'classes',
     machineNote: `Load average ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} (1 / 5 / 15 min) at the end of the run.`,

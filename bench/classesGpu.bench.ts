@@ -11,24 +11,16 @@ import { solveClassesScenario } from '../src/solve/classes/solveClasses.js';
 import { acquireGpu, type GpuContext } from '../src/solve/gpu/index.js';
 import { batchedJointRvi } from '../src/solve/gpu/jointRvi.js';
 import { gpuSweepMs } from './gpuSweep.js';
-import { fmt, median, timeRuns } from './stats.js';
-import { scenario } from './classes.bench.js';
+import { fmt } from './stats.js';
+import { scenario, sweepMsOf } from './classes.bench.js';
 import type { BenchContext, BenchSection } from './types.js';
-
-/** Milliseconds of one f64 CPU sweep (median of 5 after 3 warm-up sweeps, so the JIT has compiled it). */
-async function cpuSweepMs(model: ClassesModel): Promise<number> {
-  const op = classesOperator(model);
-  const h = new Float64Array(model.states);
-  const gap = new Float64Array(model.states);
-  const policy = new Int32Array(model.states);
-  return median(await timeRuns(() => op.step(h, gap, policy), 5, 3));
-}
 
 async function sweepRow(gpu: GpuContext, model: ClassesModel, reps: number): Promise<Record<string, string | number>> {
   const gpuWork = sweepWork(model, true);
   const k = Math.max(4, Math.min(32, Math.round(4e7 / gpuWork)));
   const { perSweep, oneSubmit } = await gpuSweepMs((flags) => batchedJointRvi(gpu, [{ model, tolerance: 1e-15 }], { flags }), k, reps);
-  const cpu = await cpuSweepMs(model);
+  // After 3 warm-up sweeps, so the JIT has compiled it.
+  const cpu = await sweepMsOf(classesOperator(model), 5, 3);
   return {
     part: 'sweep',
     S: `(${Array.from(model.S).join(', ')})`,
