@@ -4,8 +4,8 @@ import type { DetailedEvaluation } from '../policy/evaluate.js';
 import { broadcastPolicy, type Policy } from '../policy/policy.js';
 import { poissonWindow } from './poissonWindow.js';
 import type { ResponseTimeLaw } from './law.js';
-import { buildAbsorbingChain, type AbsorbingChain } from './uniformChain.js';
-import { uniformEntry } from './uniformEntry.js';
+import { grown, LazyChain } from './uniformChain.js';
+import { uniformEntry, type UniformEntry } from './uniformEntry.js';
 
 export interface UniformizedOptions {
   /** Poisson mass left out of each P(R > t) sum (default 1e-13). */
@@ -14,19 +14,21 @@ export interface UniformizedOptions {
   readonly survivalStop?: number;
   /** Most uniformization steps before giving up (default 200,000). */
   readonly maxSteps?: number;
-  /** Refuse (LimitError) a chain with more transitions than this before stepping it (default: no bound). */
-  readonly maxTransitions?: number;
-  /** Refuse once steps × transitions pass this (default: no bound). */
+  /** Refuse (LimitError) once the moves stepped, summed over the steps, pass this (default: no bound). */
   readonly maxWork?: number;
+  /** Mass on a state below this is dropped rather than stepped, and counted in the CDF bound (default 1e-20). */
+  readonly dropBelow?: number;
 }
 
 /**
- * The exact response-time law for exponential service (docs/model.md §9), Poisson or MMPP
+ * The exact response-time law for exponential service (docs/model.md §9.2), Poisson or MMPP
  * arrivals: the remaining time after arrival is the absorption time of the CTMC of
  * uniformChain.ts started from the entry law of uniformEntry.ts. Uniformized at rate Λ,
  *   a_n = P(not absorbed after n jumps),  P(R > t) = Σ_n Pois(n; Λt)·a_n,  E[R] = Σ_n a_n / Λ,
  * so one pass of steps serves every t. The stated CDF error is rigorous: the Poisson mass left
- * out (≤ 1e-13), the entry mass dropped, a_n ≤ a_last for steps not taken, and rounding.
+ * out (≤ 1e-13), the entry mass dropped, the mass dropped from states while stepping (the computed
+ * a_n is below the exact one by at most what was dropped up to step n), a_n ≤ a_last for steps
+ * not taken, and rounding.
  */
 export function uniformizedLaw(model: CompiledModel, policy: Policy, ev: DetailedEvaluation, opts: UniformizedOptions = {}): ResponseTimeLaw {
   const p = model.params;
@@ -36,13 +38,14 @@ export function uniformizedLaw(model: CompiledModel, policy: Policy, ev: Detaile
   }
   const pol = broadcastPolicy(policy, model.M);
   const entry = uniformEntry(model, pol, ev.stationary, ev.levels);
-  const chain = buildAbsorbingChain(model, pol, entry, opts.maxTransitions === undefined ? Infinity : opts.maxTransitions / 2);
-  const transitions = chain.start[chain.n];
-  if (opts.maxTransitions !== undefined && transitions > opts.maxTransitions) {
-    throw new LimitError('latency', `the uniformized route would take too long here (${transitions} transitions, ${chain.n} states, over the bound ${opts.maxTransitions})`);
-  }
-  const stepsAllowed = opts.maxWork === undefined ? Infinity : Math.floor(opts.maxWork / Math.max(transitions, 1));
-  const a = survivals(chain, opts.survivalStop ?? 1e-18, Math.min(opts.maxSteps ?? 200_000, stepsAllowed));
+  const chain = new LazyChain(model, pol, entry);
+  const run = survivals(chain, entry, {
+    stop: opts.survivalStop ?? 1e-18,
+    maxSteps: opts.maxSteps ?? 200_000,
+    maxWork: opts.maxWork ?? Infinity,
+    dropBelow: opts.dropBelow ?? 1e-20,
+  });
+  const a = run.a;
   const eps = opts.poissonTail ?? 1e-13;
   const Lambda = chain.rate;
   let sumA = 0;
@@ -64,42 +67,101 @@ export function uniformizedLaw(model: CompiledModel, policy: Policy, ev: Detaile
     mean: sumA / Lambda,
     lostMass,
     // Rounding: each a_n is a sum of non-negative products, relative error ~ steps·2^-53.
-    cdfError: eps + lostMass + last + a.length * 2.3e-16,
+    cdfError: eps + lostMass + run.dropped + last + a.length * 2.3e-16,
     method: 'uniformization',
     work: a.length - 1,
   };
 }
 
-/** a_0, a_1, … until a_n < stop: u_{n+1} = u_n·P with P = I + G/Λ on the transient states. */
-export function survivals(chain: AbsorbingChain, stop: number, maxSteps: number): Float64Array {
-  const { n, stay, start, to, prob } = chain;
-  let u = Float64Array.from(chain.initial);
-  let v = new Float64Array(n);
+export interface SurvivalRun {
+  /** a_0, a_1, … until a_n < stop. */
+  readonly a: Float64Array;
+  /** Mass dropped from states under `dropBelow`, in all. */
+  readonly dropped: number;
+  /** Moves stepped, summed over the steps. */
+  readonly work: number;
+}
+
+/**
+ * u_{n+1} = u_n·P with P = I + G/Λ on the transient states, over the states that hold mass only
+ * (a list per step, built as the mass spreads): mass under `dropBelow` on a state is dropped, not
+ * stepped. The mass sits on a moving front of some thousands of states where the whole chain has
+ * hundreds of thousands.
+ */
+export function survivals(chain: LazyChain, entry: UniformEntry, o: { stop: number; maxSteps: number; maxWork: number; dropBelow: number }): SurvivalRun {
+  let cap = 1024;
+  let u = new Float64Array(cap);
+  let v = new Float64Array(cap);
+  let cur = new Int32Array(cap);
+  let next = new Int32Array(cap);
+  const fit = (): void => {
+    if (chain.size <= cap) return;
+    while (cap < chain.size) cap *= 2;
+    u = grown(u, cap);
+    v = grown(v, cap);
+    cur = grown(cur, cap);
+    next = grown(next, cap);
+  };
+  let curLen = 0;
+  for (const pt of entry.points) {
+    const i = chain.entryState(pt.k, pt.j, pt.serving);
+    fit();
+    if (u[i] === 0) cur[curLen++] = i;
+    u[i] += pt.mass;
+  }
   let a = new Float64Array(1024);
-  let steps = 0;
   let mass = 0;
-  for (let i = 0; i < n; i++) mass += u[i];
+  for (let q = 0; q < curLen; q++) mass += u[cur[q]];
   a[0] = mass;
-  while (mass >= stop) {
-    if (steps >= maxSteps) throw new LimitError('latency', `the uniformized route would take too long here (after ${maxSteps} steps ${mass.toPrecision(3)} of the mass is still in the system)`);
-    for (let i = 0; i < n; i++) v[i] = u[i] * stay[i];
-    for (let i = 0; i < n; i++) {
+  let steps = 0;
+  let dropped = 0;
+  let work = 0;
+  const { dropBelow } = o;
+  while (mass >= o.stop) {
+    if (steps >= o.maxSteps) throw new LimitError('latency', `the uniformized route would take too long here (after ${o.maxSteps} steps ${mass.toPrecision(3)} of the mass is still in the system)`);
+    // The states that become worth stepping get their moves first (new targets get ids, so the
+    // arrays may grow), then the step reads them.
+    for (let q = 0; q < curLen; q++) {
+      const i = cur[q];
+      if (u[i] >= dropBelow && !chain.isExpanded(i)) chain.expand(i);
+    }
+    fit();
+    const { stay, begin, end, to, prob } = chain;
+    let nextLen = 0;
+    for (let q = 0; q < curLen; q++) {
+      const i = cur[q];
       const x = u[i];
-      if (x === 0) continue;
-      for (let e = start[i]; e < start[i + 1]; e++) v[to[e]] += x * prob[e];
+      u[i] = 0;
+      if (x < dropBelow) {
+        dropped += x;
+        continue;
+      }
+      const kept = x * stay[i];
+      if (kept > 0) {
+        if (v[i] === 0) next[nextLen++] = i;
+        v[i] += kept;
+      }
+      const e1 = end[i];
+      work += e1 - begin[i];
+      for (let e = begin[i]; e < e1; e++) {
+        const w = x * prob[e];
+        if (!(w > 0)) continue;
+        const t = to[e];
+        if (v[t] === 0) next[nextLen++] = t;
+        v[t] += w;
+      }
     }
-    [u, v] = [v, u];
     mass = 0;
-    for (let i = 0; i < n; i++) mass += u[i];
+    for (let q = 0; q < nextLen; q++) mass += v[next[q]];
+    [u, v] = [v, u];
+    [cur, next] = [next, cur];
+    curLen = nextLen;
     steps++;
-    if (steps >= a.length) {
-      const grown = new Float64Array(a.length * 2);
-      grown.set(a);
-      a = grown;
-    }
+    if (work > o.maxWork) throw new LimitError('latency', `the uniformized route would take too long here (after ${steps} steps, ${work.toPrecision(3)} moves stepped, over the bound ${o.maxWork.toPrecision(3)}, ${mass.toPrecision(3)} of the mass is still in the system)`);
+    if (steps >= a.length) a = grown(a, a.length * 2);
     a[steps] = mass;
   }
-  return a.slice(0, steps + 1);
+  return { a: a.slice(0, steps + 1), dropped, work };
 }
 
 /** F(t) = 1 − Σ Pois(n; Λt)·a_n and its density f(t) = Λ·Σ Pois(n; Λt)·(a_n − a_{n+1}); a_n = a_last past the steps. */

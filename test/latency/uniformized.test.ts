@@ -2,8 +2,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { compileModel } from '../../src/model/compile.js';
 import type { Scenario, ValidatedScenario } from '../../src/model/scenario.js';
 import { validateScenario } from '../../src/model/validate.js';
-import { responseTimeDistribution, type ResponseTimeDistribution } from '../../src/latency/distribution.js';
+import { responseTimeDistribution, responseTimeLaw, type LatencyPercentiles, type ResponseTimeDistribution } from '../../src/latency/distribution.js';
 import { uniformEntry } from '../../src/latency/uniformEntry.js';
+import { latencyFigures } from '../../src/latency/summary.js';
+import { percentilesOf } from '../../src/latency/percentiles.js';
 import { evaluatePolicy, type DetailedEvaluation } from '../../src/policy/evaluate.js';
 import { broadcastPolicy, controlLimitPolicy, type Policy } from '../../src/policy/policy.js';
 import { solveScenarioDetailed } from '../../src/solve/solveScenario.js';
@@ -35,7 +37,10 @@ async function solved(s: Scenario): Promise<Case> {
 }
 
 const PROBS = [0.5, 0.9, 0.95, 0.99, 0.999];
-const pct = (d: ResponseTimeDistribution) => [d.percentiles.p50, d.percentiles.p90, d.percentiles.p95, d.percentiles.p99, d.percentiles.p999];
+const pct = (d: { readonly percentiles: LatencyPercentiles } | LatencyPercentiles) => {
+  const p = 'percentiles' in d ? d.percentiles : d;
+  return [p.p50, p.p90, p.p95, p.p99, p.p999];
+};
 
 /** The entry law's kept and dropped masses account for all of it (Y-normalisation and the batch kernels' totals). */
 function expectEntryWhole(c: Case): void {
@@ -92,6 +97,12 @@ describe('uniformized response-time distribution (exponential service)', () => {
       expectEntryWhole(c);
       expect(c.d.accuracy.percentileRelative).toBeLessThan(1e-8);
     });
+    it('is within the results’ cost guard: a solve shows its percentiles, the same to the stated accuracy', () => {
+      const f = latencyFigures(compileModel(c.sc.params, 8), c.policy, c.ev);
+      if (!('latency' in f)) throw new Error(f.latencyUnavailable);
+      expect(f.latency.method).toBe('uniformization');
+      pct(c.d).forEach((t, i) => expect(Math.abs(t - pct(f.latency)[i]) / t).toBeLessThanOrEqual(f.latency.accuracy.percentileRelative + c.d.accuracy.percentileRelative));
+    });
   });
 
   describe('a control limit with partial batches (Poisson, λ = 2000, serve min(s, 32) from s = 5)', () => {
@@ -107,6 +118,14 @@ describe('uniformized response-time distribution (exponential service)', () => {
     });
     it('matches a discrete-event simulation at p50, p90, p99 (4 batch-means standard errors)', () => {
       expectSimulationAgrees(c, 12345);
+    });
+    it('stepping only the states that hold ≥ 1e-20 stays within its stated bound of stepping every state that holds mass', () => {
+      const law = responseTimeLaw(compileModel(c.sc.params, 8), c.policy, c.ev, { dropBelow: 0 });
+      const every = percentilesOf(law, 1e-9);
+      expect(law.work).toBeGreaterThanOrEqual(c.d.work);
+      expect(c.d.accuracy.cdf).toBeLessThan(1e-11);
+      for (let i = 0; i < c.d.grid.length; i++) expect(Math.abs(c.d.cdf[i] - law.cdf(c.d.grid[i]))).toBeLessThanOrEqual(c.d.accuracy.cdf);
+      pct(c.d).forEach((t, i) => expect(Math.abs(t - pct(every)[i]) / t).toBeLessThanOrEqual(c.d.accuracy.percentileRelative + every.relative));
     });
   });
 
