@@ -4,7 +4,7 @@ import type { ModelParams } from '../model/scenario.js';
 import { evaluatePolicy, type DetailedEvaluation } from '../policy/evaluate.js';
 import { isDeterministicLaw } from '../model/tilt.js';
 import { actionAt, type Policy } from '../policy/policy.js';
-import { isExponentialLaw, responseTimeDistribution, type LatencyPercentiles } from './distribution.js';
+import { isExponentialLaw, responseTimeDistribution, type LatencyOptions, type LatencyPercentiles } from './distribution.js';
 
 /** The response-time percentiles a result shows (docs/model.md §9), seconds, and how far to trust them. */
 export interface LatencyFigures extends LatencyPercentiles {
@@ -30,8 +30,7 @@ export function latencyFigures(model: CompiledModel, policy: Policy, ev: Detaile
   const tooSlow = lawCostReason(model, policy, ev);
   if (tooSlow !== undefined) return { latencyUnavailable: tooSlow };
   try {
-    // Only the five percentiles are shown: no CDF grid (each grid point is one more inversion).
-    const d = responseTimeDistribution(model, policy, ev, { gridPoints: 0, maxWork: MAX_CHAIN_WORK, survivalStop: 1e-13 });
+    const d = responseTimeDistribution(model, policy, ev, RESULT_LAW_OPTIONS);
     const { p50, p90, p95, p99, p999 } = d.percentiles;
     return { latency: { p50, p90, p95, p99, p999, accuracy: { cdf: d.accuracy.cdf, percentileRelative: d.accuracy.percentileRelative }, method: d.method } };
   } catch (e) {
@@ -68,6 +67,9 @@ export const MAX_PASSAGE_WORK = 1e5;
  * at a survival of 1e-13 (their CDF bound), not 1e-18 (which the mean to 1e-9 needs).
  */
 export const MAX_CHAIN_WORK = 3e7;
+
+/** How results compute the law: only the five percentiles are shown, so no CDF grid (each grid point is one more pass or inversion). */
+export const RESULT_LAW_OPTIONS: LatencyOptions = { gridPoints: 0, maxWork: MAX_CHAIN_WORK, survivalStop: 1e-13 };
 
 function passageWork(model: CompiledModel, policy: Policy, levels: number): number {
   let width = 1;
