@@ -16,19 +16,20 @@ export function chebyshevMatrix(Q: number): Float64Array {
   return m;
 }
 
-/** Coefficients of an antiderivative of Σ a_i T_i (∫T_i = T_{i+1}/(2(i+1)) − T_{i−1}/(2(i−1))). */
-export function antiderivative(a: Float64Array): Float64Array {
-  const n = a.length;
-  const b = new Float64Array(n + 1);
+/**
+ * Coefficients of an antiderivative of Σ a_i T_i (∫T_i = T_{i+1}/(2(i+1)) − T_{i−1}/(2(i−1))), the
+ * n coefficients a[from..from + n) written to out[to..to + n + 1) (which must hold zeros).
+ */
+export function antiderivative(a: Float64Array, from: number, n: number, out: Float64Array, to: number): void {
   for (let i = 0; i < n; i++) {
-    if (i === 0) b[1] += a[0];
-    else if (i === 1) b[2] += a[1] / 4;
+    const v = a[from + i];
+    if (i === 0) out[to + 1] += v;
+    else if (i === 1) out[to + 2] += v / 4;
     else {
-      b[i + 1] += a[i] / (2 * (i + 1));
-      b[i - 1] -= a[i] / (2 * (i - 1));
+      out[to + i + 1] += v / (2 * (i + 1));
+      out[to + i - 1] -= v / (2 * (i - 1));
     }
   }
-  return b;
 }
 
 /** ∫₋₁¹ T_i(z) dz: 2/(1 − i²) for even i, 0 for odd. */
@@ -36,17 +37,17 @@ export function chebIntegral(i: number): number {
   return i % 2 === 1 ? 0 : 2 / (1 - i * i);
 }
 
-/** Σ a_i T_i(z) by Clenshaw's recurrence. */
-export function clenshaw(a: Float64Array, z: number): number {
+/** Σ a_i T_i(z) over the n coefficients a[from..from + n), by Clenshaw's recurrence. */
+export function clenshaw(a: Float64Array, z: number, from = 0, n = a.length - from): number {
   let b1 = 0;
   let b2 = 0;
   const z2 = 2 * z;
-  for (let i = a.length - 1; i >= 1; i--) {
+  for (let i = from + n - 1; i > from; i--) {
     const b0 = z2 * b1 - b2 + a[i];
     b2 = b1;
     b1 = b0;
   }
-  return z * b1 - b2 + a[0];
+  return z * b1 - b2 + a[from];
 }
 
 /** Barycentric interpolation at the block's Chebyshev points. */
@@ -63,3 +64,4 @@ export function interpolate(b: { readonly nodes: Float64Array; readonly bary: Fl
   }
   return num / den;
 }
+
