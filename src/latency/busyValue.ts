@@ -1,4 +1,4 @@
-import { clenshaw } from './chebyshev.js';
+import { clenshaw, clenshawMany } from './chebyshev.js';
 import { settled, SETTLED, type BusyBlock } from './busyBlocks.js';
 import { erlangBoth, erlangCdf, erlangFromExp, SHORT_ERLANG } from './poisson.js';
 
@@ -7,12 +7,19 @@ import { erlangBoth, erlangCdf, erlangFromExp, SHORT_ERLANG } from './poisson.js
  * and its t-derivative (∫ ρ·g_n, plus ρ(x*) for an atom term whose kink lies inside) to out[1].
  */
 const both = new Float64Array(2);
+/** ρ at a kink term's Gauss nodes (and the nodes in z), reused by every call. */
+let zs = new Float64Array(64);
+let rs = new Float64Array(64);
 
 export function blockValue(b: BusyBlock, lambda: number, t: number, out: Float64Array): void {
   const { L0, D, n: waits, mass, cheb, anti, antiTop, rhoW, fullX, fullExp } = b;
   const sub = b.basis.gauss;
   const P = b.basis.Q + 1;
   const G = sub.x.length;
+  if (zs.length < G) {
+    zs = new Float64Array(G);
+    rs = new Float64Array(G);
+  }
   for (let q = 0; q < b.count; q++) {
     const xStar = L0 + D[q] - t;
     if (xStar >= L0) continue;
@@ -58,9 +65,11 @@ export function blockValue(b: BusyBlock, lambda: number, t: number, out: Float64
     let F = 0;
     let f = 0;
     const short = n <= SHORT_ERLANG && lambda * span < 700;
+    for (let g = 0; g < G; g++) zs[g] = zStar + (2 * (sub.x[g] * span)) / L0;
+    clenshawMany(cheb, q * P, P, zs, rs, G);
     for (let g = 0; g < G; g++) {
       const u = sub.x[g] * span;
-      const r = sub.w[g] * clenshaw(cheb, zStar + (2 * u) / L0, q * P, P);
+      const r = sub.w[g] * rs[g];
       if (short) {
         erlangFromExp(n, lambda * u, Math.exp(-lambda * u), both);
         both[1] *= lambda;

@@ -65,3 +65,45 @@ export function interpolate(b: { readonly nodes: Float64Array; readonly bary: Fl
   return num / den;
 }
 
+/**
+ * clenshaw at the m points z[0..m), into out: four recurrences at a time, independent of each other,
+ * so that they overlap in the pipeline (one alone waits on its own previous step at every coefficient).
+ */
+export function clenshawMany(a: Float64Array, from: number, n: number, z: Float64Array, out: Float64Array, m: number): void {
+  const a0 = a[from];
+  let g = 0;
+  for (; g + 4 <= m; g += 4) {
+    const y0 = 2 * z[g];
+    const y1 = 2 * z[g + 1];
+    const y2 = 2 * z[g + 2];
+    const y3 = 2 * z[g + 3];
+    let p0 = 0;
+    let p1 = 0;
+    let p2 = 0;
+    let p3 = 0;
+    let q0 = 0;
+    let q1 = 0;
+    let q2 = 0;
+    let q3 = 0;
+    for (let i = from + n - 1; i > from; i--) {
+      const ai = a[i];
+      const r0 = y0 * p0 - q0 + ai;
+      const r1 = y1 * p1 - q1 + ai;
+      const r2 = y2 * p2 - q2 + ai;
+      const r3 = y3 * p3 - q3 + ai;
+      q0 = p0;
+      q1 = p1;
+      q2 = p2;
+      q3 = p3;
+      p0 = r0;
+      p1 = r1;
+      p2 = r2;
+      p3 = r3;
+    }
+    out[g] = z[g] * p0 - q0 + a0;
+    out[g + 1] = z[g + 1] * p1 - q1 + a0;
+    out[g + 2] = z[g + 2] * p2 - q2 + a0;
+    out[g + 3] = z[g + 3] * p3 - q3 + a0;
+  }
+  for (; g < m; g++) out[g] = clenshaw(a, z[g], from, n);
+}
