@@ -1,4 +1,4 @@
-import { chebIntegral, chebyshevMatrix, interpolate } from './chebyshev.js';
+import { chebIntegral, chebyshevMatrix } from './chebyshev.js';
 import { gaussLegendre } from './gauss.js';
 
 /**
@@ -10,16 +10,18 @@ export interface BusyBasis {
   readonly Q: number;
   /** Chebyshev points on [0, 1]: (1 − cos(πc/Q))/2. */
   readonly nodes: Float64Array;
-  readonly bary: Float64Array;
-  /** Values → Chebyshev coefficients in z = 2x − 1 ((Q + 1)², row i the coefficient of T_i). */
+  /**
+   * Values → Chebyshev coefficients in z = 2x − 1 ((Q + 1)², row i the coefficient of T_i). Row i
+   * is (−1)^i times itself reversed (the points are symmetric), which seriesOf uses.
+   */
   readonly toSeries: Float64Array;
   /** Clenshaw–Curtis weights on the values: ∫₋₁¹ p dz and ∫₋₁¹ p·z dz of the interpolant p. */
   readonly w0: Float64Array;
   readonly w1: Float64Array;
   /** Gauss–Legendre rule on [0, 1] for the block's integrals (full interval and from a kink). */
   readonly gauss: { readonly x: Float64Array; readonly w: Float64Array };
-  /** Values → interpolant·weight at the Gauss nodes on [0, 1] (G × (Q + 1)). */
-  readonly toGauss: Float64Array;
+  /** The Gauss nodes in z = 2x − 1. */
+  readonly gaussZ: Float64Array;
   /** A bound on the Lebesgue constant of the points, (2/π)·ln(Q + 1) + 1: a change δ in the values moves the interpolant by at most this times max|δ|. */
   readonly lebesgue: number;
 }
@@ -31,11 +33,7 @@ export function busyBasis(Q: number): BusyBasis {
   if (hit) return hit;
   const P = Q + 1;
   const nodes = new Float64Array(P);
-  const bary = new Float64Array(P);
-  for (let c = 0; c <= Q; c++) {
-    nodes[c] = (1 - Math.cos((Math.PI * c) / Q)) / 2;
-    bary[c] = (c % 2 === 0 ? 1 : -1) * (c === 0 || c === Q ? 0.5 : 1);
-  }
+  for (let c = 0; c <= Q; c++) nodes[c] = (1 - Math.cos((Math.PI * c) / Q)) / 2;
   const toSeries = chebyshevMatrix(Q);
   // In z = 2x − 1: ∫₋₁¹ T_i = 2/(1 − i²) (i even), z·T_i = (T_{i+1} + T_{i−1})/2.
   const w0 = new Float64Array(P);
@@ -49,16 +47,8 @@ export function busyBasis(Q: number): BusyBasis {
     }
   }
   const gauss = gaussLegendre(Math.ceil(Q / 2) + 12);
-  const G = gauss.x.length;
-  const toGauss = new Float64Array(G * P);
-  const unit = new Float64Array(P);
-  const at = { nodes, bary };
-  for (let c = 0; c <= Q; c++) {
-    unit.fill(0);
-    unit[c] = 1;
-    for (let g = 0; g < G; g++) toGauss[g * P + c] = interpolate(at, unit, gauss.x[g]) * gauss.w[g];
-  }
-  const basis = { Q, nodes, bary, toSeries, w0, w1, gauss, toGauss, lebesgue: (2 / Math.PI) * Math.log(Q + 1) + 1 };
+  const gaussZ = gauss.x.map((x) => 2 * x - 1);
+  const basis = { Q, nodes, toSeries, w0, w1, gauss, gaussZ, lebesgue: (2 / Math.PI) * Math.log(Q + 1) + 1 };
   cache.set(Q, basis);
   return basis;
 }

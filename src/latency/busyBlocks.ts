@@ -1,6 +1,6 @@
 import { busyBasis, type BusyBasis } from './busyBasis.js';
 import { blockWeights, SKIP, type BlockWeights } from './busyWeights.js';
-import { antiderivative } from './chebyshev.js';
+import { antiderivative, clenshawMany } from './chebyshev.js';
 import type { Continuation } from './continuation.js';
 import { poissonRow } from './poisson.js';
 
@@ -30,8 +30,12 @@ export interface BusyBlock {
   /** The series of ∫ρ dz (Q + 2 per term), and its value at z = 1. */
   readonly anti: Float64Array;
   readonly antiTop: Float64Array;
-  /** ρ·weight·l(b0) at fullX (G per term; filled for the terms with waits, n ≥ 1). */
+  /**
+   * ρ·weight·l(b0) at fullX (G per term), for a term with waits whose whole batch lies before t:
+   * filled on first use (gaussValues), which most terms never see; rhoReady[q] says whether it is.
+   */
   readonly rhoW: Float64Array;
+  readonly rhoReady: Uint8Array;
 }
 
 /** Chebyshev points per block: they resolve Poisson bumps of relative width ~1/√(λ·l(b0)). */
@@ -96,7 +100,7 @@ export function busyBlock(cont: Continuation, W: number, lambda: number, L0: num
 /** The terms' columns from their values: mass and time left (Clenshaw–Curtis), series, antiderivative, Gauss values. */
 function blockOf(cont: Continuation, basis: BusyBasis, lambda: number, L0: number, weights: BlockWeights, skipped: { value: number }): BusyBlock {
   const { count: total, radix: waits, dense, rho } = weights;
-  const { Q, w0, w1, toSeries, toGauss } = basis;
+  const { Q, w0, w1, toSeries } = basis;
   const P = Q + 1;
   const G = basis.gauss.x.length;
   // ∫ρ dx = l/2·∫ρ dz and ∫ρ·(l − x) dx = l²/4·∫ρ·(1 − z) dz; a term whose mass is under SKIP is left out.
@@ -125,32 +129,50 @@ function blockOf(cont: Continuation, basis: BusyBasis, lambda: number, L0: numbe
   const cheb = new Float64Array(count * P);
   const anti = new Float64Array(count * (P + 1));
   const antiTop = new Float64Array(count);
-  const rhoW = new Float64Array(count * G);
   for (let r = 0; r < count; r++) {
     const q = keep[r];
-    const o = q * P;
     D[r] = cont.shifts[Math.floor(dense[q] / waits)];
     n[r] = dense[q] % waits;
-    for (let i = 0; i <= Q; i++) {
-      let v = 0;
-      const row = i * P;
-      for (let c = 0; c <= Q; c++) v += toSeries[row + c] * rho[o + c];
-      cheb[r * P + i] = v;
-    }
+    seriesOf(toSeries, Q, rho, q * P, cheb, r * P);
     antiderivative(cheb, r * P, P, anti, r * (P + 1));
     let top = 0;
     for (let i = 0; i <= P; i++) top += anti[r * (P + 1) + i];
     antiTop[r] = top;
-    if (n[r] > 0) {
-      for (let g = 0; g < G; g++) {
-        let v = 0;
-        const row = g * P;
-        for (let c = 0; c <= Q; c++) v += toGauss[row + c] * rho[o + c];
-        rhoW[r * G + g] = v * L0;
-      }
-    }
   }
   const fullX = basis.gauss.x.map((x) => x * L0);
   const fullExp = fullX.map((x) => Math.exp(-lambda * x));
-  return { L0, basis, fullX, fullExp, count, D, n, mass: M.subarray(0, count), left: Lf.subarray(0, count), cheb, anti, antiTop, rhoW };
+  const rhoW = new Float64Array(count * G);
+  const rhoReady = new Uint8Array(count);
+  return { L0, basis, fullX, fullExp, count, D, n, mass: M.subarray(0, count), left: Lf.subarray(0, count), cheb, anti, antiTop, rhoW, rhoReady };
+}
+
+/** Values → series: row i of the map is (−1)^i times itself reversed, so each row runs over half the points, on their sums (even i) or differences (odd i). */
+const half = { u: new Float64Array(64), v: new Float64Array(64) };
+function seriesOf(toSeries: Float64Array, Q: number, rho: Float64Array, from: number, out: Float64Array, to: number): void {
+  const P = Q + 1;
+  const H = P >> 1; // pairs (c, Q − c), c < H; a middle point when Q is even
+  if (half.u.length < H) half.u = new Float64Array(P);
+  if (half.v.length < H) half.v = new Float64Array(P);
+  const { u, v } = half;
+  for (let c = 0; c < H; c++) {
+    u[c] = rho[from + c] + rho[from + Q - c];
+    v[c] = rho[from + c] - rho[from + Q - c];
+  }
+  const mid = P % 2 === 1 ? rho[from + H] : 0;
+  for (let i = 0; i <= Q; i++) {
+    const row = i * P;
+    const w = i % 2 === 0 ? u : v;
+    let s = P % 2 === 1 ? toSeries[row + H] * mid : 0;
+    for (let c = 0; c < H; c++) s += toSeries[row + c] * w[c];
+    out[to + i] = s;
+  }
+}
+
+/** Fills rhoW's row q from the term's series: ρ at the Gauss nodes, times their weights and l(b0). */
+export function gaussValues(b: BusyBlock, q: number): void {
+  const { gauss, gaussZ, Q } = b.basis;
+  const G = gaussZ.length;
+  clenshawMany(b.cheb, q * (Q + 1), Q + 1, gaussZ, b.rhoW.subarray(q * G, (q + 1) * G), G);
+  for (let g = 0; g < G; g++) b.rhoW[q * G + g] *= gauss.w[g] * b.L0;
+  b.rhoReady[q] = 1;
 }

@@ -1,5 +1,5 @@
 import { clenshaw, clenshawMany } from './chebyshev.js';
-import { settled, SETTLED, type BusyBlock } from './busyBlocks.js';
+import { gaussValues, settled, SETTLED, type BusyBlock } from './busyBlocks.js';
 import { erlangBoth, erlangCdf, erlangFromExp, SHORT_ERLANG } from './poisson.js';
 
 /**
@@ -33,7 +33,8 @@ export function blockValue(b: BusyBlock, lambda: number, t: number, out: Float64
       }
       let F = 0;
       let f = 0;
-      const o = q * G; // rhoW is filled for every term with waits (n ≥ 1)
+      if (b.rhoReady[q] === 0) gaussValues(b, q);
+      const o = q * G;
       if (n <= SHORT_ERLANG && lambda * (u0 + L0) < 700) {
         // e^(−λ(u0 + x)) = e^(−λu0)·e^(−λx): one exponential for the key, not one per node
         const e0 = Math.exp(-lambda * u0);

@@ -50,33 +50,21 @@ export function clenshaw(a: Float64Array, z: number, from = 0, n = a.length - fr
   return z * b1 - b2 + a[from];
 }
 
-/** Barycentric interpolation at the block's Chebyshev points. */
-export function interpolate(b: { readonly nodes: Float64Array; readonly bary: Float64Array }, rho: Float64Array, x: number): number {
-  let num = 0;
-  let den = 0;
-  const { nodes, bary } = b;
-  for (let c = 0; c < nodes.length; c++) {
-    const d = x - nodes[c];
-    if (d === 0) return rho[c];
-    const w = bary[c] / d;
-    num += w * rho[c];
-    den += w;
-  }
-  return num / den;
-}
-
 /**
  * clenshaw at the m points z[0..m), into out: four recurrences at a time, independent of each other,
  * so that they overlap in the pipeline (one alone waits on its own previous step at every coefficient).
+ * A last group of fewer than four repeats its last point.
  */
 export function clenshawMany(a: Float64Array, from: number, n: number, z: Float64Array, out: Float64Array, m: number): void {
   const a0 = a[from];
-  let g = 0;
-  for (; g + 4 <= m; g += 4) {
+  for (let g = 0; g < m; g += 4) {
+    const g1 = Math.min(g + 1, m - 1);
+    const g2 = Math.min(g + 2, m - 1);
+    const g3 = Math.min(g + 3, m - 1);
     const y0 = 2 * z[g];
-    const y1 = 2 * z[g + 1];
-    const y2 = 2 * z[g + 2];
-    const y3 = 2 * z[g + 3];
+    const y1 = 2 * z[g1];
+    const y2 = 2 * z[g2];
+    const y3 = 2 * z[g3];
     let p0 = 0;
     let p1 = 0;
     let p2 = 0;
@@ -101,9 +89,8 @@ export function clenshawMany(a: Float64Array, from: number, n: number, z: Float6
       p3 = r3;
     }
     out[g] = z[g] * p0 - q0 + a0;
-    out[g + 1] = z[g + 1] * p1 - q1 + a0;
-    out[g + 2] = z[g + 2] * p2 - q2 + a0;
-    out[g + 3] = z[g + 3] * p3 - q3 + a0;
+    out[g1] = z[g1] * p1 - q1 + a0;
+    out[g2] = z[g2] * p2 - q2 + a0;
+    out[g3] = z[g3] * p3 - q3 + a0;
   }
-  for (; g < m; g++) out[g] = clenshaw(a, z[g], from, n);
 }
