@@ -59,6 +59,7 @@ export function blockWeights(
   let count = 0;
   let lost = 0;
   const dropScale = lebesgue * L0;
+  const floorA = NODE_DROP / dropScale;
   for (let k = kLo; k <= kHi; k++) {
     const base = (k - kLo) * P;
     let top = 0;
@@ -67,6 +68,13 @@ export function blockWeights(
       lost += top * L0;
       continue;
     }
+    // Where A_k alone is under NODE_DROP/(Λ·l) every state of row k drops its values (B ≤ 1,
+    // Σ|c| ~ 1): those ends are never formed; their largest, aDrop, enters each state's bound.
+    let aLo = 0;
+    let aHi = Q;
+    let aDrop = 0;
+    while (A[base + aLo] < floorA) aDrop = Math.max(aDrop, A[base + aLo++]); // stops at the top (top·l > SKIP)
+    while (A[base + aHi] < floorA) aDrop = Math.max(aDrop, A[base + aHi--]);
     for (let j = 0; j < W; j++) {
       if (j >= I && j < W - 1) continue; // Pois(j; ≤ λ·l(b0)) < 1e-17 there
       const st = k * W + j;
@@ -78,8 +86,9 @@ export function blockWeights(
         continue;
       }
       const bj = j * P;
-      let any = 0;
-      for (let c = 0; c <= Q; c++) {
+      const outside = aDrop * maxB[j];
+      let any = outside;
+      for (let c = aLo; c <= aHi; c++) {
         const v = A[base + c] * behind[bj + c];
         wv[c] = v;
         if (v > any) any = v;
@@ -93,10 +102,10 @@ export function blockWeights(
       let sum = 0;
       for (let t = t0; t < t1; t++) sum += Math.abs(cCoef[t]);
       const floor = NODE_DROP / (sum * dropScale);
-      let dropped = 0;
-      let lo = 0;
-      while (lo <= Q && wv[lo] < floor) dropped = Math.max(dropped, wv[lo++]);
-      let hi = Q;
+      let dropped = outside;
+      let lo = aLo;
+      while (lo <= aHi && wv[lo] < floor) dropped = Math.max(dropped, wv[lo++]);
+      let hi = aHi;
       while (hi >= lo && wv[hi] < floor) dropped = Math.max(dropped, wv[hi--]);
       lost += dropped * sum * dropScale;
       for (let t = t0; t < t1; t++) {
