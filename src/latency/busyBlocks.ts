@@ -1,48 +1,45 @@
-import { LimitError } from '../model/errors.js';
+import { busyBasis, type BusyBasis } from './busyBasis.js';
+import { blockWeights, SKIP, type BlockWeights } from './busyWeights.js';
+import { antiderivative, clenshawMany } from './chebyshev.js';
 import type { Continuation } from './continuation.js';
-import { antiderivative, chebIntegral, chebyshevMatrix, interpolate } from './chebyshev.js';
-import { gaussLegendre } from './gauss.js';
 import { poissonRow } from './poisson.js';
+
+export { SKIP } from './busyWeights.js';
 
 /**
  * The arrivals that come during a batch (docs/model.md §9.1): per batch size b0, the terms (D, n)
  * their continuations reach, each with its weight ρ(x) over the elapsed time x of the batch
- * (P(R ≤ t) of those arrivals at any t: busyValue.ts).
+ * (P(R ≤ t) of those arrivals at any t: busyValue.ts). The terms are held as columns (key q's
+ * series at cheb[q·(Q + 1), …)): one allocation per column, not per term.
  */
-export interface BusyKey {
-  readonly D: number;
-  readonly n: number;
-  /** ∫ρ over the whole batch. */
-  readonly mass: number;
-  /** ∫ρ(x)·(l(b0) − x) dx: the batch time left, for the mean. */
-  readonly left: number;
-  /** ρ as a Chebyshev series in z = 2x/l(b0) − 1. */
-  readonly cheb: Float64Array;
-  /** The series of ∫ρ dz, and its value at z = 1. */
-  readonly anti: Float64Array;
-  readonly antiTop: number;
-  /** ρ·weight·l(b0) at the block's full-interval Gauss–Legendre nodes (terms with waits only: n ≥ 1; else empty). */
-  readonly rhoW: Float64Array;
-}
-
 export interface BusyBlock {
   readonly L0: number;
-  readonly nodes: Float64Array;
-  readonly bary: Float64Array;
-  /** Full-interval Gauss–Legendre nodes on [0, l(b0)]. */
+  readonly basis: BusyBasis;
+  /** The basis' Gauss–Legendre nodes on [0, l(b0)], and e^(−λx) at them. */
   readonly fullX: Float64Array;
-  /** e^(−λx) at fullX. */
   readonly fullExp: Float64Array;
-  readonly sub: { readonly x: Float64Array; readonly w: Float64Array };
-  readonly keys: BusyKey[];
+  readonly count: number;
+  readonly D: Float64Array;
+  readonly n: Int32Array;
+  /** ∫ρ over the whole batch. */
+  readonly mass: Float64Array;
+  /** ∫ρ(x)·(l(b0) − x) dx: the batch time left, for the mean. */
+  readonly left: Float64Array;
+  /** ρ as a Chebyshev series in z = 2x/l(b0) − 1 (Q + 1 per term). */
+  readonly cheb: Float64Array;
+  /** The series of ∫ρ dz (Q + 2 per term), and its value at z = 1. */
+  readonly anti: Float64Array;
+  readonly antiTop: Float64Array;
+  /**
+   * ρ·weight·l(b0) at fullX (G per term), for a term with waits whose whole batch lies before t:
+   * filled on first use (gaussValues), which most terms never see; rhoReady[q] says whether it is.
+   */
+  readonly rhoW: Float64Array;
+  readonly rhoReady: Uint8Array;
 }
 
 /** Chebyshev points per block: they resolve Poisson bumps of relative width ~1/√(λ·l(b0)). */
 const Q_PER_ROOT = 5;
-/** Weight (a bound on its CDF mass) under which an (ahead, behind) state or a term is left out. */
-export const SKIP = 1e-19;
-/** Doubles of ρ values one block may hold (80 MB). */
-const MAX_WEIGHTS = 10_000_000;
 /** A term whose Erlang part is done but for this much mass counts as complete (summed into the error). */
 export const SETTLED = 1e-19;
 
@@ -59,27 +56,25 @@ export function settled(n: number, x: number): boolean {
 export function busyBlock(cont: Continuation, W: number, lambda: number, L0: number, b0: number, levels: number[], nu: Float64Array, Y: number, skipped: { value: number }, prune: number): BusyBlock {
   const mu = lambda * L0;
   const Q = Math.min(1024, Math.max(20, Math.ceil(Q_PER_ROOT * Math.sqrt(mu)) + 12));
-  const nodes = new Float64Array(Q + 1);
-  const bary = new Float64Array(Q + 1);
-  for (let c = 0; c <= Q; c++) {
-    nodes[c] = (L0 * (1 - Math.cos((Math.PI * c) / Q))) / 2;
-    bary[c] = (c % 2 === 0 ? 1 : -1) * (c === 0 || c === Q ? 0.5 : 1);
-  }
+  const basis = busyBasis(Q);
+  const P = Q + 1;
   const I = rowLength(mu);
-  const ahead = new Float64Array(I * (Q + 1)); // [i·(Q+1) + c]
-  const behind = new Float64Array(W * (Q + 1)); // [j·(Q+1) + c]
+  // ahead[i·P + c] = Pois(i; λx_c), behind[j·P + c] = Pois(j; λ(l − x_c)), j ≥ mCap lumped in the last row
+  const ahead = new Float64Array(I * P);
+  const behind = new Float64Array(W * P);
   const rowA = new Float64Array(I);
   const rowB = new Float64Array(Math.max(W, 1));
   for (let c = 0; c <= Q; c++) {
-    poissonRow(lambda * nodes[c], rowA);
-    for (let i = 0; i < I; i++) ahead[i * (Q + 1) + c] = rowA[i];
-    poissonRow(lambda * (L0 - nodes[c]), rowB);
+    const x = L0 * basis.nodes[c];
+    poissonRow(lambda * x, rowA);
+    for (let i = 0; i < I; i++) ahead[i * P + c] = rowA[i];
+    poissonRow(lambda * (L0 - x), rowB);
     let below = 0;
     for (let j = 0; j < W - 1; j++) {
-      behind[j * (Q + 1) + c] = rowB[j];
+      behind[j * P + c] = rowB[j];
       below += rowB[j];
     }
-    behind[(W - 1) * (Q + 1) + c] = Math.max(0, 1 - below); // j ≥ mCap all behave as mCap
+    behind[(W - 1) * P + c] = Math.max(0, 1 - below);
   }
   // A[k][c] = Σ_{s'} ν(s')/Y·Pois(k − r0; λx_c)
   let kLo = Infinity;
@@ -89,167 +84,95 @@ export function busyBlock(cont: Continuation, W: number, lambda: number, L0: num
     kHi = Math.max(kHi, s - b0 + I - 1);
   }
   kHi = Math.min(kHi, cont.kMax);
-  const A = new Float64Array((kHi - kLo + 1) * (Q + 1));
+  const A = new Float64Array((kHi - kLo + 1) * P);
   for (const s of levels) {
     const w = nu[s] / Y;
     const r0 = s - b0;
     for (let i = 0; i < I && r0 + i <= kHi; i++) {
-      const base = (r0 + i - kLo) * (Q + 1);
-      const src = i * (Q + 1);
+      const base = (r0 + i - kLo) * P;
+      const src = i * P;
       for (let c = 0; c <= Q; c++) A[base + c] += w * ahead[src + c];
     }
   }
-  // ρ per term key (shift, waits), indexed densely (a Map lookup per visited term was the hot spot),
-  // all keys' values in one array: key q's at [q·(Q+1), (q+1)·(Q+1)).
-  const slot = slotsFor(cont);
+  return blockOf(cont, basis, lambda, L0, blockWeights(cont, W, A, kLo, kHi, behind, I, Q, L0, basis.lebesgue, b0, prune, skipped), skipped);
+}
+
+/** The terms' columns from their values: mass and time left (Clenshaw–Curtis), series, antiderivative, Gauss values. */
+function blockOf(cont: Continuation, basis: BusyBasis, lambda: number, L0: number, weights: BlockWeights, skipped: { value: number }): BusyBlock {
+  const { count: total, radix: waits, dense, rho } = weights;
+  const { Q, w0, w1, toSeries } = basis;
   const P = Q + 1;
-  let rhoAll = new Float64Array(64 * P);
-  const touched: number[] = [];
-  const wv = new Float64Array(P);
-  // Row maxima: A_k·B_j ≤ max A_k · max B_j rules most negligible pairs out without a pass over c.
-  const maxB = new Float64Array(W);
-  for (let j = 0; j < W; j++) for (let c = 0; c <= Q; c++) maxB[j] = Math.max(maxB[j], behind[j * P + c]);
-  // The hot loop reads locals only (V8 then keeps them in registers across the stores to rhoAll).
-  const { start: cStart, end: cEnd, coef: cCoef, shift: cShift, waits: cWaits } = cont;
-  const { index: sIndex, waits: sWaits } = slot;
-  let lost = 0;
-  for (let k = kLo; k <= kHi; k++) {
-    const base = (k - kLo) * P;
-    let top = 0;
-    for (let c = 0; c <= Q; c++) top = Math.max(top, A[base + c]);
-    if (!(top * L0 > SKIP)) {
-      lost += top * L0;
-      continue;
-    }
-    for (let j = 0; j < W; j++) {
-      if (j >= I && j < W - 1) continue; // Pois(j; ≤ λ·l(b0)) < 1e-17 there
-      const st = k * W + j;
-      if (cEnd[st] === cStart[st]) continue; // no terms: reached by almost no arrival (continuation's pruning)
-      if (!(top * maxB[j] * L0 > SKIP)) {
-        lost += top * maxB[j] * L0;
-        continue;
-      }
-      const bj = j * P;
-      let any = 0;
-      for (let c = 0; c <= Q; c++) {
-        const v = A[base + c] * behind[bj + c];
-        wv[c] = v;
-        if (v > any) any = v;
-      }
-      if (!(any * L0 > SKIP)) {
-        lost += any * L0;
-        continue;
-      }
-      for (let t = cStart[st]; t < cEnd[st]; t++) {
-        const cf = cCoef[t];
-        // This (ahead, behind) state's share of the term: ∫ wv·cf ≤ any·|cf|·l(b0).
-        const share = any * Math.abs(cf) * L0;
-        if (share < prune) {
-          lost += share;
-          continue;
-        }
-        const dense = cShift[t] * sWaits + cWaits[t];
-        let at = sIndex[dense];
-        if (at < 0) {
-          at = sIndex[dense] = touched.length;
-          if (touched.length * P > MAX_WEIGHTS) throw new LimitError('latency', `the arrivals during batches of ${b0} reach over ${MAX_WEIGHTS / P} terms`);
-          touched.push(dense);
-          if (touched.length * P > rhoAll.length) {
-            const grown = new Float64Array(2 * rhoAll.length);
-            grown.set(rhoAll);
-            rhoAll = grown;
-          }
-        }
-        const o = at * P;
-        for (let c = 0; c <= Q; c++) rhoAll[o + c] += cf * wv[c];
-      }
-    }
-  }
-  skipped.value += lost;
-  for (const d of touched) slot.index[d] = -1;
-  const full = gaussLegendre(Math.ceil(Q / 2) + 12);
-  const fullX = full.x.map((x) => x * L0);
-  const fullExp = fullX.map((x) => Math.exp(-lambda * x));
-  const block = { L0, nodes, bary, fullX, fullExp, sub: gaussLegendre(Math.ceil(Q / 2) + 12), keys: [] as BusyKey[] };
-  // The same linear maps for every key of the block: values → series, and (for terms with waits,
-  // built on first use) values → Gauss–Legendre values.
-  let toGauss: Float64Array | undefined;
-  const gaussMap = (): Float64Array => {
-    const m = new Float64Array(fullX.length * (Q + 1));
-    const unit = new Float64Array(Q + 1);
-    for (let c = 0; c <= Q; c++) {
-      unit.fill(0);
-      unit[c] = 1;
-      for (let g = 0; g < fullX.length; g++) m[g * (Q + 1) + c] = interpolate(block, unit, fullX[g]) * full.w[g] * L0;
-    }
-    return m;
-  };
-  const toSeries = chebyshevMatrix(Q);
-  // The interpolant's integrals as weights on its values (Clenshaw–Curtis), so that a term's mass
-  // is known before its series is formed. In z = 2x/l − 1: ∫₋₁¹ T_i = 2/(1 − i²) (i even),
-  // z·T_i = (T_{i+1} + T_{i−1})/2; ∫ρ dx = l/2·∫ρ dz and ∫ρ·(l − x) dx = l²/4·∫ρ·(1 − z) dz.
-  const w0 = new Float64Array(P);
-  const w1 = new Float64Array(P);
-  for (let i = 0; i <= Q; i++) {
-    const a = chebIntegral(i);
-    const b = i === 0 ? chebIntegral(1) : (chebIntegral(i + 1) + chebIntegral(i - 1)) / 2;
-    for (let c = 0; c <= Q; c++) {
-      w0[c] += a * toSeries[i * P + c];
-      w1[c] += b * toSeries[i * P + c];
-    }
-  }
-  for (let q = 0; q < touched.length; q++) {
-    const rho = rhoAll.subarray(q * P, (q + 1) * P);
+  const G = basis.gauss.x.length;
+  // ∫ρ dx = l/2·∫ρ dz and ∫ρ·(l − x) dx = l²/4·∫ρ·(1 − z) dz; a term whose mass is under SKIP is left out.
+  const keep = new Int32Array(total);
+  const M = new Float64Array(total);
+  const Lf = new Float64Array(total);
+  let count = 0;
+  for (let q = 0; q < total; q++) {
     let I0 = 0;
     let I1 = 0;
     for (let c = 0; c <= Q; c++) {
-      I0 += w0[c] * rho[c];
-      I1 += w1[c] * rho[c];
+      I0 += w0[c] * rho[q * P + c];
+      I1 += w1[c] * rho[q * P + c];
     }
     const m = (L0 / 2) * I0;
     if (Math.abs(m) < SKIP) {
       skipped.value += Math.abs(m);
       continue;
     }
-    const cheb = new Float64Array(Q + 1);
-    for (let i = 0; i <= Q; i++) {
-      let v = 0;
-      const row = i * (Q + 1);
-      for (let c = 0; c <= Q; c++) v += toSeries[row + c] * rho[c];
-      cheb[i] = v;
-    }
-    const n = touched[q] % slot.waits;
-    let rhoW: Float64Array | undefined;
-    if (n > 0) {
-      toGauss ??= gaussMap();
-      rhoW = new Float64Array(fullX.length);
-      for (let g = 0; g < fullX.length; g++) {
-        let v = 0;
-        const row = g * (Q + 1);
-        for (let c = 0; c <= Q; c++) v += toGauss[row + c] * rho[c];
-        rhoW[g] = v;
-      }
-    }
-    const anti = antiderivative(cheb);
-    let antiTop = 0;
-    for (let i = 0; i < anti.length; i++) antiTop += anti[i];
-    block.keys.push({ D: cont.shifts[Math.floor(touched[q] / slot.waits)], n, mass: m, left: ((L0 * L0) / 4) * (I0 - I1), cheb, anti, antiTop, rhoW: rhoW ?? NO_VALUES });
+    keep[count] = q;
+    M[count] = m;
+    Lf[count++] = ((L0 * L0) / 4) * (I0 - I1);
   }
-  return block;
+  const D = new Float64Array(count);
+  const n = new Int32Array(count);
+  const cheb = new Float64Array(count * P);
+  const anti = new Float64Array(count * (P + 1));
+  const antiTop = new Float64Array(count);
+  for (let r = 0; r < count; r++) {
+    const q = keep[r];
+    D[r] = cont.shifts[Math.floor(dense[q] / waits)];
+    n[r] = dense[q] % waits;
+    seriesOf(toSeries, Q, rho, q * P, cheb, r * P);
+    antiderivative(cheb, r * P, P, anti, r * (P + 1));
+    let top = 0;
+    for (let i = 0; i <= P; i++) top += anti[r * (P + 1) + i];
+    antiTop[r] = top;
+  }
+  const fullX = basis.gauss.x.map((x) => x * L0);
+  const fullExp = fullX.map((x) => Math.exp(-lambda * x));
+  const rhoW = new Float64Array(count * G);
+  const rhoReady = new Uint8Array(count);
+  return { L0, basis, fullX, fullExp, count, D, n, mass: M.subarray(0, count), left: Lf.subarray(0, count), cheb, anti, antiTop, rhoW, rhoReady };
 }
 
-/** rhoW of the terms without waits: every key keeps one shape, so the evaluation loop stays monomorphic. */
-const NO_VALUES = new Float64Array(0);
-
-/** One dense index over (shift, waits) per continuation, shared by its blocks (reset after each). */
-const slotCache = new WeakMap<Continuation, { readonly waits: number; readonly index: Int32Array }>();
-function slotsFor(cont: Continuation): { readonly waits: number; readonly index: Int32Array } {
-  let s = slotCache.get(cont);
-  if (!s) {
-    let most = 0;
-    for (let t = 0; t < cont.waits.length; t++) if (cont.waits[t] > most) most = cont.waits[t];
-    s = { waits: most + 1, index: new Int32Array(cont.shifts.length * (most + 1)).fill(-1) };
-    slotCache.set(cont, s);
+/** Values → series: row i of the map is (−1)^i times itself reversed, so each row runs over half the points, on their sums (even i) or differences (odd i). */
+const half = { u: new Float64Array(64), v: new Float64Array(64) };
+function seriesOf(toSeries: Float64Array, Q: number, rho: Float64Array, from: number, out: Float64Array, to: number): void {
+  const P = Q + 1;
+  const H = P >> 1; // pairs (c, Q − c), c < H; a middle point when Q is even
+  if (half.u.length < H) half.u = new Float64Array(P);
+  if (half.v.length < H) half.v = new Float64Array(P);
+  const { u, v } = half;
+  for (let c = 0; c < H; c++) {
+    u[c] = rho[from + c] + rho[from + Q - c];
+    v[c] = rho[from + c] - rho[from + Q - c];
   }
-  return s;
+  const mid = P % 2 === 1 ? rho[from + H] : 0;
+  for (let i = 0; i <= Q; i++) {
+    const row = i * P;
+    const w = i % 2 === 0 ? u : v;
+    let s = P % 2 === 1 ? toSeries[row + H] * mid : 0;
+    for (let c = 0; c < H; c++) s += toSeries[row + c] * w[c];
+    out[to + i] = s;
+  }
+}
+
+/** Fills rhoW's row q from the term's series: ρ at the Gauss nodes, times their weights and l(b0). */
+export function gaussValues(b: BusyBlock, q: number): void {
+  const { gauss, gaussZ, Q } = b.basis;
+  const G = gaussZ.length;
+  clenshawMany(b.cheb, q * (Q + 1), Q + 1, gaussZ, b.rhoW.subarray(q * G, (q + 1) * G), G);
+  for (let g = 0; g < G; g++) b.rhoW[q * G + g] *= gauss.w[g] * b.L0;
+  b.rhoReady[q] = 1;
 }

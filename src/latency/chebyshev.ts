@@ -16,19 +16,20 @@ export function chebyshevMatrix(Q: number): Float64Array {
   return m;
 }
 
-/** Coefficients of an antiderivative of Σ a_i T_i (∫T_i = T_{i+1}/(2(i+1)) − T_{i−1}/(2(i−1))). */
-export function antiderivative(a: Float64Array): Float64Array {
-  const n = a.length;
-  const b = new Float64Array(n + 1);
+/**
+ * Coefficients of an antiderivative of Σ a_i T_i (∫T_i = T_{i+1}/(2(i+1)) − T_{i−1}/(2(i−1))), the
+ * n coefficients a[from..from + n) written to out[to..to + n + 1) (which must hold zeros).
+ */
+export function antiderivative(a: Float64Array, from: number, n: number, out: Float64Array, to: number): void {
   for (let i = 0; i < n; i++) {
-    if (i === 0) b[1] += a[0];
-    else if (i === 1) b[2] += a[1] / 4;
+    const v = a[from + i];
+    if (i === 0) out[to + 1] += v;
+    else if (i === 1) out[to + 2] += v / 4;
     else {
-      b[i + 1] += a[i] / (2 * (i + 1));
-      b[i - 1] -= a[i] / (2 * (i - 1));
+      out[to + i + 1] += v / (2 * (i + 1));
+      out[to + i - 1] -= v / (2 * (i - 1));
     }
   }
-  return b;
 }
 
 /** ∫₋₁¹ T_i(z) dz: 2/(1 − i²) for even i, 0 for odd. */
@@ -36,30 +37,60 @@ export function chebIntegral(i: number): number {
   return i % 2 === 1 ? 0 : 2 / (1 - i * i);
 }
 
-/** Σ a_i T_i(z) by Clenshaw's recurrence. */
-export function clenshaw(a: Float64Array, z: number): number {
+/** Σ a_i T_i(z) over the n coefficients a[from..from + n), by Clenshaw's recurrence. */
+export function clenshaw(a: Float64Array, z: number, from = 0, n = a.length - from): number {
   let b1 = 0;
   let b2 = 0;
   const z2 = 2 * z;
-  for (let i = a.length - 1; i >= 1; i--) {
+  for (let i = from + n - 1; i > from; i--) {
     const b0 = z2 * b1 - b2 + a[i];
     b2 = b1;
     b1 = b0;
   }
-  return z * b1 - b2 + a[0];
+  return z * b1 - b2 + a[from];
 }
 
-/** Barycentric interpolation at the block's Chebyshev points. */
-export function interpolate(b: { readonly nodes: Float64Array; readonly bary: Float64Array }, rho: Float64Array, x: number): number {
-  let num = 0;
-  let den = 0;
-  const { nodes, bary } = b;
-  for (let c = 0; c < nodes.length; c++) {
-    const d = x - nodes[c];
-    if (d === 0) return rho[c];
-    const w = bary[c] / d;
-    num += w * rho[c];
-    den += w;
+/**
+ * clenshaw at the m points z[0..m), into out: four recurrences at a time, independent of each other,
+ * so that they overlap in the pipeline (one alone waits on its own previous step at every coefficient).
+ * A last group of fewer than four repeats its last point.
+ */
+export function clenshawMany(a: Float64Array, from: number, n: number, z: Float64Array, out: Float64Array, m: number): void {
+  const a0 = a[from];
+  for (let g = 0; g < m; g += 4) {
+    const g1 = Math.min(g + 1, m - 1);
+    const g2 = Math.min(g + 2, m - 1);
+    const g3 = Math.min(g + 3, m - 1);
+    const y0 = 2 * z[g];
+    const y1 = 2 * z[g1];
+    const y2 = 2 * z[g2];
+    const y3 = 2 * z[g3];
+    let p0 = 0;
+    let p1 = 0;
+    let p2 = 0;
+    let p3 = 0;
+    let q0 = 0;
+    let q1 = 0;
+    let q2 = 0;
+    let q3 = 0;
+    for (let i = from + n - 1; i > from; i--) {
+      const ai = a[i];
+      const r0 = y0 * p0 - q0 + ai;
+      const r1 = y1 * p1 - q1 + ai;
+      const r2 = y2 * p2 - q2 + ai;
+      const r3 = y3 * p3 - q3 + ai;
+      q0 = p0;
+      q1 = p1;
+      q2 = p2;
+      q3 = p3;
+      p0 = r0;
+      p1 = r1;
+      p2 = r2;
+      p3 = r3;
+    }
+    out[g] = z[g] * p0 - q0 + a0;
+    out[g1] = z[g1] * p1 - q1 + a0;
+    out[g2] = z[g2] * p2 - q2 + a0;
+    out[g3] = z[g3] * p3 - q3 + a0;
   }
-  return num / den;
 }

@@ -141,15 +141,15 @@ export function deterministicLaw(model: CompiledModel, policy: Policy, ev: Detai
     mean += idleC[q] * (idleD[q] + idleN[q] / lambda);
   }
   let busyMass = 0;
-  for (const b of blocks) {
-    for (const key of b.keys) {
-      busyMass += key.mass;
-      mass += key.mass;
-      mean += key.left + key.mass * (key.D + key.n / lambda);
-    }
-  }
   let terms = idleC.length;
-  for (const b of blocks) terms += b.keys.length;
+  for (const b of blocks) {
+    for (let q = 0; q < b.count; q++) {
+      busyMass += b.mass[q];
+      mass += b.mass[q];
+      mean += b.left[q] + b.mass[q] * (b.D[q] + b.n[q] / lambda);
+    }
+    terms += b.count;
+  }
   const interpolation = Math.abs(busyMass - busyExact);
   const lostMass = Math.max(0, 1 - mass);
 

@@ -41,7 +41,7 @@ export function quantile(law: ResponseTimeLaw, p: number, from: number, tol = 1e
   };
   let lo = from;
   let hi = Infinity;
-  let t = from > 0 ? from : Math.max(law.mean, 1e-12) * 0.5;
+  let t = from > 0 ? from : Math.max(law.mean, 1e-12);
   let v = at(t);
   if (v.F >= p) {
     hi = t;
