@@ -69,7 +69,6 @@ export async function solveClassesScenario(input: unknown, opts: ClassesSolveOpt
   const tried: number[][] = [];
   let total = 0;
   let warm: { values: Float64Array; S: readonly number[] } | undefined = from;
-  let pi: Float64Array | undefined;
   /** The GPU's adapter and f32 sweeps over every box, when it ran. */
   let gpu: { adapter: string; sweeps: number } | undefined;
   for (;;) {
@@ -115,8 +114,8 @@ export async function solveClassesScenario(input: unknown, opts: ClassesSolveOpt
     // The refinement's f64 steps are f64 sweeps too (the GPU's are counted apart).
     const iterations = out.iterations + (boxGpu?.cpuSteps ?? 0);
     total += iterations;
-    const law = stationaryLaw(model, out.policy, { signal: opts.signal, ...(pi && pi.length === model.states ? { start: pi } : {}) });
-    pi = law.pi;
+    // From the uniform law: a smaller box's law would be a start only for its own states (the law is cheap: stationary.ts).
+    const law = stationaryLaw(model, out.policy, { signal: opts.signal });
     const tail = boundaryMass(model, law.pi);
     if (lumped) refuseSmallFixedBox(S, fixed, tail, lumped);
     const grow = tail.map((m, c) => !fixed[c] && !(m < TAIL_MASS_BOUND));
@@ -148,7 +147,6 @@ export async function solveClassesScenario(input: unknown, opts: ClassesSolveOpt
       };
     }
     warm = { values: out.values, S: S.slice() };
-    pi = undefined;
     S = S.map((s, c) => (grow[c] ? Math.ceil(1.5 * s) + p.classes[c].maxBatchSize : s));
   }
 }
