@@ -1,5 +1,6 @@
 import { LimitError } from '../model/errors.js';
 import type { Continuation } from './continuation.js';
+import { grown } from './grown.js';
 
 /** Weight (a bound on its CDF mass) under which an (ahead, behind) state or a term is left out. */
 export const SKIP = 1e-19;
@@ -121,12 +122,8 @@ export function blockWeights(
         if (at < 0) {
           at = sIndex[d] = count++;
           if (count * P > MAX_WEIGHTS) throw new LimitError('latency', `the arrivals during batches of ${b0} reach over ${MAX_WEIGHTS / P} terms`);
-          if (count * P > rho.length) rhoAll = rho = grown(rho, count * P);
-          if (count > dense.length) {
-            const d2 = new Int32Array(2 * dense.length);
-            d2.set(dense);
-            denseAll = dense = d2;
-          }
+          if (count * P > rho.length) rhoAll = rho = grown(rho, Math.max(2 * rho.length, count * P));
+          if (count > dense.length) denseAll = dense = grown(dense, 2 * dense.length);
           dense[at] = d;
           rho.fill(0, at * P, (at + 1) * P);
         }
@@ -144,12 +141,6 @@ export function blockWeights(
   for (let q = 0; q < count; q++) sIndex[dense[q]] = -1;
   skipped.value += lost;
   return { count, radix: sWaits, dense, rho };
-}
-
-function grown(a: Float64Array, need: number): Float64Array {
-  const out = new Float64Array(Math.max(2 * a.length, need));
-  out.set(a);
-  return out;
 }
 
 /** One dense index over (shift, waits) per continuation, shared by its blocks (reset after each). */

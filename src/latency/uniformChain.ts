@@ -2,6 +2,7 @@ import type { CompiledModel } from '../model/compile.js';
 import { LimitError } from '../model/errors.js';
 import { actionAt, type Policy } from '../policy/policy.js';
 import { behindCap } from './clamp.js';
+import { grown } from './grown.js';
 import type { UniformEntry } from './uniformEntry.js';
 
 /**
@@ -194,12 +195,4 @@ export class LazyChain {
     this.phaseOf[id] = j;
     return id;
   }
-}
-
-/** A copy of `a` in a longer array of its kind, the new entries `fill`. */
-export function grown<T extends Int32Array | Float64Array>(a: T, n: number, fill = 0): T {
-  const b = new (a.constructor as new (n: number) => T)(n);
-  b.set(a);
-  if (fill !== 0) b.fill(fill, a.length);
-  return b;
 }

@@ -2,6 +2,7 @@ import type { CompiledModel } from '../model/compile.js';
 import { epochSojourn } from '../model/epoch.js';
 import type { Policy } from '../policy/policy.js';
 import { actionAt } from '../policy/policy.js';
+import { grown } from './grown.js';
 
 /**
  * What a request arriving at a random moment finds, for exponential service (docs/model.md §9),
@@ -57,9 +58,7 @@ export function uniformEntry(model: CompiledModel, policy: Policy, nu: Float64Ar
   const add = (k: number, j: number, serving: number, mass: number): void => {
     const at = k * width + serving * M + j;
     if (at >= acc.length) {
-      const grown = new Float64Array(Math.max(2 * acc.length, at + width));
-      grown.set(acc);
-      acc = grown;
+      acc = grown(acc, Math.max(2 * acc.length, at + width));
     }
     acc[at] += mass;
   };

@@ -4,7 +4,8 @@ import type { DetailedEvaluation } from '../policy/evaluate.js';
 import { broadcastPolicy, type Policy } from '../policy/policy.js';
 import { poissonWindow } from './poissonWindow.js';
 import type { ResponseTimeLaw } from './law.js';
-import { grown, LazyChain } from './uniformChain.js';
+import { grown } from './grown.js';
+import { LazyChain } from './uniformChain.js';
 import { uniformEntry, type UniformEntry } from './uniformEntry.js';
 
 export interface UniformizedOptions {
