@@ -1,6 +1,7 @@
-import { buildArrivalTable } from '../model/arrivalTable.js';
+import { buildArrivalTable, type ArrivalTable } from '../model/arrivalTable.js';
 import { LimitError, ScenarioError, throwIfAborted } from '../model/errors.js';
-import type { Backend } from '../model/scenario.js';
+import type { Backend, ModelParams } from '../model/scenario.js';
+import type { CompiledModel } from '../model/compile.js';
 import { responseTimeLaw } from '../latency/distribution.js';
 import { quantile } from '../latency/percentiles.js';
 import { responseCdfCeiling } from '../latency/floor.js';
@@ -8,13 +9,14 @@ import { lawCostReason, latencyModel } from '../latency/summary.js';
 import { evaluatePolicy, type DetailedEvaluation } from '../policy/evaluate.js';
 import { planned, type PlannedPolicy } from './figures.js';
 import { asValidated } from './frontier.js';
-import { percentileFamily, type FamilyMember } from './percentileFamily.js';
+import { checkPercentileLaw, percentileFamily, type FamilyMember } from './percentileFamily.js';
 import { formatDuration, formatPower } from './units.js';
 
 /**
- * Plans against a response-time percentile target (docs/model.md §9): the least-power (or
+ * Plans against a response-time percentile target (docs/model.md §9.3): the least-power (or
  * least-cost) policy of a stated family (percentileFamily.ts) whose exact percentile, from
  * the response-time law, is within the target. The answer is optimal within that family only.
+ * Poisson arrivals with any service law, MMPP arrivals with exponential service.
  */
 export type PercentileLevel = 'p95' | 'p99' | 'p999';
 
@@ -49,7 +51,14 @@ export interface PercentilePlanResult {
   readonly objective: PercentileObjective;
   /** The least-objective member of the family meeting the target. */
   readonly policy: PercentileMemberResult;
-  readonly family: { readonly name: string; readonly size: number; readonly frontierVertices: number; readonly controlLimits: number };
+  readonly family: {
+    readonly name: string;
+    readonly size: number;
+    readonly frontierVertices: number;
+    readonly controlLimits: number;
+    /** Per-phase control limits (MMPP arrivals; 0 for Poisson). */
+    readonly perPhaseLimits: number;
+  };
   /** Members whose law was computed: those of lower objective (all missed) and the answer. */
   readonly examined: number;
   /** Members of lower objective ruled out without their law (their CDF ceiling at the target is below p). */
@@ -86,44 +95,83 @@ export async function planPercentileTarget(input: unknown, target: PercentileTar
   const field = opts.targetField ?? `${target.level}Target`;
   const objective = opts.objective ?? 'power';
   const probability = PERCENTILE_LEVEL_PROBABILITY[target.level];
-  if (p.arrivalProcess) throw new LimitError(field, 'percentile targets need the exact response-time law, implemented for Poisson arrivals only (MMPP: not yet)');
+  checkPercentileLaw(p);
   if (!(target.seconds > 0) || !Number.isFinite(target.seconds)) throw new ScenarioError(field, `must be a positive duration (got ${target.seconds})`);
 
   const family = await percentileFamily(sc, target.seconds, opts);
-  const table = buildArrivalTable(p, opts.signal);
-  const model = latencyModel(p);
-  // Exact evaluations are cheap (ms); the law is what costs (tens to hundreds of ms each).
-  opts.onProgress?.(`evaluating ${family.members.length} policies`);
-  const rows = family.members.map((m) => {
-    throwIfAborted(opts.signal);
-    const ev = evaluatePolicy(p, m.policy, { table, signal: opts.signal });
-    return { m, ev, key: objective === 'power' ? ev.meanPower : ev.averageCost };
-  });
-  // Ties in the objective go to the lower mean latency first.
+  const ctx: SearchContext = { p, model: latencyModel(p), table: buildArrivalTable(p, opts.signal), target: target.seconds, probability, objective, field, opts };
+  // (a) ∪ (b) first; under MMPP the per-phase limits (c) around its best member, searched the same
+  // way but only below the answer so far (a member not below it cannot replace it).
+  const first = searchFamily(ctx, family.members);
+  const extra = family.variants(first.met ?? first.least!, first.met !== undefined);
+  const second = extra.members.length > 0 ? searchFamily(ctx, extra.members, first.met) : { examined: 0, ruledOut: 0 };
+  const name = family.name + extra.name;
+  const size = family.members.length + extra.members.length;
+  const examined = first.examined + second.examined;
+  const ruledOut = first.ruledOut + second.ruledOut;
+  const met = second.met ?? first.met;
+  if (met) {
+    return {
+      target: { ...target, probability },
+      objective,
+      policy: met,
+      family: { name, size, frontierVertices: family.frontierVertices, controlLimits: family.controlLimits, perPhaseLimits: extra.members.length },
+      examined,
+      ruledOut,
+    };
+  }
+  // The family always holds a stable member (the frontier's least-latency vertex).
+  const best = second.least && second.least.percentile < first.least!.percentile ? second.least : first.least!;
+  throw new PercentileInfeasibleError(
+    field,
+    `${formatDuration(target.seconds)} cannot be met within the family (${name}; ${size} policies): ` +
+      `the least achievable ${target.level} is ${formatDuration(best.percentile)} (${best.name}, mean power ${formatPower(best.meanPower)})`,
+    best,
+    name,
+  );
+}
+
+interface SearchContext {
+  readonly p: ModelParams;
+  readonly model: CompiledModel;
+  readonly table: ArrivalTable;
+  readonly target: number;
+  readonly probability: number;
+  readonly objective: PercentileObjective;
+  readonly field: string;
+  readonly opts: PercentilePlanOptions;
+}
+
+interface SearchOutcome {
+  /** The least-objective member meeting the target. */
+  readonly met?: PercentileMemberResult;
+  /** When none does (and no bound was given): the member with the least percentile. */
+  readonly least?: PercentileMemberResult;
+  readonly examined: number;
+  readonly ruledOut: number;
+}
+
+/**
+ * The search, written once for every family: members evaluated exactly (ms each; the law is what
+ * costs, tens to hundreds of ms) and taken in increasing objective, ties to the lower mean
+ * latency; with `below`, only members ahead of it in that order. The first whose percentile
+ * meets the target is the least-objective member that does; the laws of the rest are never
+ * computed. A member whose CDF ceiling (latency/floor.ts, from its evaluation alone) is below p
+ * at the target misses it for sure and is passed over without its law.
+ */
+function searchFamily(ctx: SearchContext, members: readonly FamilyMember[], below?: PercentileMemberResult): SearchOutcome {
+  const { p, opts, probability, target } = ctx;
+  const keyOf = (x: { meanPower: number; averageCost: number }): number => (ctx.objective === 'power' ? x.meanPower : x.averageCost);
+  opts.onProgress?.(`evaluating ${members.length} policies`);
+  const rows = members
+    .map((m) => {
+      throwIfAborted(opts.signal);
+      const ev = evaluatePolicy(p, m.policy, { table: ctx.table, signal: opts.signal });
+      return { m, ev, key: keyOf(ev) };
+    })
+    .filter((r) => below === undefined || r.key < keyOf(below) || (r.key === keyOf(below) && r.ev.meanResponseTime < below.meanResponseTime));
   rows.sort((x, y) => x.key - y.key || x.ev.meanResponseTime - y.ev.meanResponseTime);
 
-  const percentileOf = (m: FamilyMember, ev: DetailedEvaluation): PercentileMemberResult => {
-    const slow = lawCostReason(model, m.policy, ev);
-    if (slow !== undefined) throw new LimitError(field, `the exact law of ${m.name} is out of reach: ${slow}`);
-    const law = responseTimeLaw(model, m.policy, ev);
-    const q = quantile(law, probability, 0);
-    return {
-      ...planned(p, m.policy, ev),
-      origin: m.origin,
-      name: m.name,
-      controlLimit: m.controlLimit,
-      batchCap: m.batchCap,
-      averageCost: ev.averageCost,
-      percentile: q.t,
-      percentileRelative: q.relative,
-      method: law.method,
-    };
-  };
-
-  // Pruning: members go in increasing objective order, so the first whose percentile meets the
-  // target is the least-objective member that does; the laws of the rest are never computed. A
-  // member whose CDF ceiling (latency/floor.ts, from its evaluation alone) is below p at the
-  // target misses it for sure and is passed over without its law (the costly part).
   let least: PercentileMemberResult | undefined;
   let examined = 0;
   let ruledOut = 0;
@@ -132,41 +180,43 @@ export async function planPercentileTarget(input: unknown, target: PercentileTar
   for (const { m, ev } of rows) {
     throwIfAborted(opts.signal);
     const ceiling = responseCdfCeiling(p, m.policy, ev);
-    if (ceiling && misses(ceiling, target.seconds)) {
+    if (ceiling && misses(ceiling, target)) {
       ruledOut++;
       passed.push({ m, ev, ceiling });
       continue;
     }
     opts.onProgress?.(`response-time law ${examined + 1} (${examined + ruledOut + 1} of at most ${rows.length} policies)`);
-    const r = percentileOf(m, ev);
+    const r = percentileOf(ctx, m, ev);
     examined++;
-    if (r.percentile <= target.seconds) {
-      return {
-        target: { ...target, probability },
-        objective,
-        policy: r,
-        family: { name: family.name, size: family.members.length, frontierVertices: family.frontierVertices, controlLimits: family.controlLimits },
-        examined,
-        ruledOut,
-      };
-    }
+    if (r.percentile <= target) return { met: r, examined, ruledOut };
     if (!least || r.percentile < least.percentile) least = r;
   }
+  if (below) return { examined, ruledOut };
   // Infeasible: the least percentile over the family. A member passed over at the target can
   // still beat the best so far only if its ceiling reaches p there.
   for (const { m, ev, ceiling } of passed) {
     throwIfAborted(opts.signal);
     if (least && misses(ceiling, least.percentile)) continue;
-    const r = percentileOf(m, ev);
+    const r = percentileOf(ctx, m, ev);
     if (!least || r.percentile < least.percentile) least = r;
   }
-  // The family always holds a stable member (the frontier's least-latency vertex).
-  const best = least!;
-  throw new PercentileInfeasibleError(
-    field,
-    `${formatDuration(target.seconds)} cannot be met within the family (${family.name}; ${family.members.length} policies): ` +
-      `the least achievable ${target.level} is ${formatDuration(best.percentile)} (${best.name}, mean power ${formatPower(best.meanPower)})`,
-    best,
-    family.name,
-  );
+  return { least, examined, ruledOut };
+}
+
+function percentileOf(ctx: SearchContext, m: FamilyMember, ev: DetailedEvaluation): PercentileMemberResult {
+  const slow = lawCostReason(ctx.model, m.policy, ev);
+  if (slow !== undefined) throw new LimitError(ctx.field, `the exact law of ${m.name} is out of reach: ${slow}`);
+  const law = responseTimeLaw(ctx.model, m.policy, ev);
+  const q = quantile(law, ctx.probability, 0);
+  return {
+    ...planned(ctx.p, m.policy, ev),
+    origin: m.origin,
+    name: m.name,
+    controlLimit: m.controlLimit,
+    batchCap: m.batchCap,
+    averageCost: ev.averageCost,
+    percentile: q.t,
+    percentileRelative: q.relative,
+    method: law.method,
+  };
 }

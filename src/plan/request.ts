@@ -9,6 +9,7 @@ import { EXPORT_TARGETS, type ExportTarget } from './export/targets.js';
 import { sizeFleet, type FleetResult } from './fleet.js';
 import { computeFrontier, type Frontier } from './frontier.js';
 import type { PowerBound } from './powerBound.js';
+import { checkPercentileLaw } from './percentileFamily.js';
 import { missingTarget, parsePercentileTarget, runPercentileCall, type PercentilePlanMessage, type PercentileTargetCall } from './percentileRequest.js';
 import { countValue, isAbsent, isObj, knownFields, underField } from '../validate/index.js';
 
@@ -101,7 +102,11 @@ export function parsePlanningRequest(
       const latency = positive(req.latencyTarget, 'latencyTarget');
       const power = positive(req.powerBudget, 'powerBudget');
       const percentile = parsePercentileTarget(req, latency !== undefined || power !== undefined);
-      if (percentile) return { kind, scenario, target: percentile };
+      if (percentile) {
+        // A scenario without the exact law is refused here, on its field under `scenario`.
+        underField('scenario', () => checkPercentileLaw(scenario.params));
+        return { kind, scenario, target: percentile };
+      }
       if ((latency === undefined) === (power === undefined)) throw missingTarget();
       return { kind, scenario, target: latency !== undefined ? { kind: 'latency', seconds: latency } : { kind: 'power', watts: power! } };
     }

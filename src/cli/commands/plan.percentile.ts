@@ -11,12 +11,25 @@ export function formatPercentilePlan(r: PercentilePlanResult, B: number): string
   const goal = r.objective === 'power' ? `least mean power ${formatPower(x.meanPower)}` : `least weighted cost ${x.averageCost.toPrecision(8)}`;
   return [
     `${level} target ${formatDuration(r.target.seconds)}: ${goal}, exact ${level} ${formatDuration(x.percentile)} (±${relativeText(x)}, ${x.method})`,
-    `  Policy (${x.name}; ${x.origin === 'frontier' ? 'a mean-optimal frontier vertex' : 'a control limit with a batch cap'}):`,
-    ...(x.origin === 'control-limit' ? [`    wait below ${x.controlLimit} requests, then serve min(queue, ${x.batchCap})`] : policyDescriptionLines(x.policy, B).map((l) => `    ${l}`)),
+    `  Policy (${x.name}; ${ORIGIN[x.origin]}):`,
+    ...policyLines(x, B),
     `    E[R] ${formatDuration(x.meanResponseTime)}, E[P] ${formatPower(x.meanPower)}, utilisation ${(x.utilization * 100).toFixed(2)} %, mean batch ${x.meanBatchSize.toFixed(3)}`,
     `  Optimal within ${r.family.name} (${r.family.size} policies), not over all policies.`,
     `  Examined in increasing ${r.objective === 'power' ? 'power' : 'cost'}: ${r.examined} response-time laws, ${r.ruledOut} more ruled out by a bound without one.`,
   ];
+}
+
+const ORIGIN: Readonly<Record<PercentileMemberResult['origin'], string>> = {
+  frontier: 'a mean-optimal frontier vertex',
+  'control-limit': 'a control limit with a batch cap',
+  'per-phase-limits': 'a control limit per arrival phase with a batch cap',
+};
+
+function policyLines(x: PercentileMemberResult, B: number): string[] {
+  const rule = (limit: number): string => `wait below ${limit} requests, then serve min(queue, ${x.batchCap})`;
+  if (x.origin === 'control-limit') return [`    ${rule(x.controlLimit)}${x.policy.phases ? ' in every phase' : ''}`];
+  if (x.origin === 'per-phase-limits') return (x.policy.phases ?? []).map((p) => `    phase ${p.phase} (λ = ${p.rate.toPrecision(6)} /s): ${rule(p.controlLimit)}`);
+  return policyDescriptionLines(x.policy, B).map((l) => `    ${l}`);
 }
 
 function relativeText(x: PercentileMemberResult): string {
