@@ -114,6 +114,16 @@ describe('Plan with a percentile target', () => {
   });
 });
 
+describe('Plan with a percentile target under MMPP arrivals', () => {
+  it('deterministic service is INVALID_ARGUMENT on scenario.serviceTime.distribution, saying why', async () => {
+    const bursty = { ...raw, arrivalRate: 0, arrivalProcess: { mmpp: { rates: [750, 3000], generator: [-20, 20, 40, -40] } } };
+    const s = await planStatus({ scenario: bursty, p99Target: 0.02 });
+    expect(s.code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(s.field).toBe('scenario.serviceTime.distribution');
+    expect(s.details).toMatch(/^scenario\.serviceTime\.distribution: percentile targets under MMPP arrivals \(arrivalProcess\) need the exact response-time law, implemented there for exponential service only .*got DETERMINISTIC/);
+  });
+});
+
 describe('batchwise plan --server', () => {
   const dir = mkdtempSync(join(tmpdir(), 'batchwise-plan-server-'));
   const file = join(dir, 'light.json');
