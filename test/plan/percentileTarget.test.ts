@@ -14,6 +14,7 @@ import { evaluatePolicy } from '../../src/policy/evaluate.js';
 import type { Policy } from '../../src/policy/policy.js';
 import { runCli } from '../helpers/cli.js';
 import { specScenario } from '../helpers/scenarios.js';
+import { planP99BothWays } from './percentileCli.js';
 
 /**
  * The percentile-target plan against an enumeration of its whole family written here: the
@@ -107,15 +108,8 @@ describe('batchwise plan --p99-target', () => {
   writeFileSync(file, JSON.stringify(specScenario(1500, 1e-4, { maxBatchSize: 8 })));
 
   it('prints the policy and its exact p99; --json carries the same figures', async () => {
-    const json = await runCli('plan', file, '--p99-target', '10ms', '--json');
-    expect(json.code).toBe(0);
-    const r = JSON.parse(json.out) as PercentilePlanResult;
-    expect(r.target).toMatchObject({ level: 'p99', seconds: 10e-3, probability: 0.99 });
-    expect(r.policy.percentile).toBeLessThanOrEqual(10e-3);
-    const text = await runCli('plan', file, '--p99-target', '10ms');
-    expect(text.code).toBe(0);
-    expect(text.out).toContain(`p99 target 10.0000 ms: least mean power ${r.policy.meanPower.toFixed(4)} W, exact p99 ${(r.policy.percentile * 1e3).toFixed(4)} ms`);
-    expect(text.out).toMatch(/Optimal within the \d+ mean latency–power frontier vertices .* not over all policies/);
+    const { text } = await planP99BothWays(file, '10ms', 10e-3);
+    expect(text).toMatch(/Optimal within the \d+ mean latency–power frontier vertices .* not over all policies/);
   });
 
   it('an unreachable target and a second target are one-line errors with exit code 2', async () => {
