@@ -13,3 +13,4 @@ export { factorSetup, copiedPivots, failedPivot, scanEnvelopes, sweepBegin, swee
 export { bellmanModel, bellmanServes, bellmanCascade, bellmanFinish } from './bellman';
 export { stationary, forwardSubstitute, backSubstitute, residual, addInto } from './solve';
 export { addServeLaw, addRun, tailCoefficients } from './build';
+export { geometricPivots } from './geometric';

@@ -1,4 +1,5 @@
 import { throwIfAborted } from '../model/errors.js';
+import { fixedMemory, kernelsOn, Layout } from '../wasm/kernels.js';
 import { BandChain, solveChain, substituteOn, type ChainSolution } from './chain.js';
 
 /**
@@ -68,6 +69,9 @@ export interface GeometricFactor {
  */
 const REACH = 1e-20;
 
+/** Pivots per kernel call (between two looks at the abort signal). */
+const PIVOTS_PER_CALL = 4096;
+
 /** The reduction to ref; if nothing below a pivot k is reachable from it, the states below are transient and k is recurrent (chain.ts): to k instead. */
 export function factorFrom(rows: GeometricRows, ref: number, signal?: AbortSignal): GeometricFactor | undefined {
   const f = factorGeometric(rows, ref, signal);
@@ -97,64 +101,54 @@ function factorGeometric(rows: GeometricRows, ref: number, signal?: AbortSignal)
   const cls = new Int32Array(n);
   for (let s = 0; s < n; s++) cls[s] = act[s] > 0 ? classOfB[act[s]] : -1;
   const C = qs.length;
-  const q = Float64Array.from(qs);
-  const cqb = Float64Array.from(cqbs);
-  const d = new Float64Array(n);
-  const red = new Float64Array(n * lo);
-  const phi = new Float64Array(n * C);
-  const psi = new Float64Array(n * 3);
+  // The factor's arrays live in a wasm memory of their own (fresh, hence zero), where the pivot
+  // loop runs (wasm/geometric.ts); the rest of this file reads them as views.
+  const lay = new Layout();
+  const at = {
+    act: lay.i32(n),
+    cls: lay.i32(n),
+    reach: lay.i32(C),
+    complement: lay.f64(complement.length),
+    tail: lay.f64(3 * n),
+    q: lay.f64(C),
+    cqb: lay.f64(C),
+    d: lay.f64(n),
+    red: lay.f64(n * lo),
+    phi: lay.f64(n * C),
+    psi: lay.f64(n * 3),
+    G: lay.f64(C * n),
+    H: lay.f64(3 * n),
+  };
+  const memory = fixedMemory(lay.bytes);
+  const buf = memory.buffer;
+  const f64 = (byte: number, len: number) => new Float64Array(buf, byte, len);
+  new Int32Array(buf, at.act, n).set(act);
+  new Int32Array(buf, at.cls, n).set(cls);
+  new Int32Array(buf, at.reach, C).set(reach);
+  f64(at.complement, complement.length).set(complement);
+  f64(at.tail, 3 * n).set(tail);
+  const q = f64(at.q, C);
+  q.set(qs);
+  const cqb = f64(at.cqb, C);
+  cqb.set(cqbs);
+  const d = f64(at.d, n);
+  const red = f64(at.red, n * lo);
+  const phi = f64(at.phi, n * C);
+  const psi = f64(at.psi, n * 3);
   // G_b and H_t by column (only the window [k − lo, k] is live; a column is final once it leaves it).
-  const G = new Float64Array(C * n);
-  const H = new Float64Array(3 * n);
+  const G = f64(at.G, C * n);
+  const H = f64(at.H, 3 * n);
   // Tail columns no row has a coefficient on carry nothing (the extended chain uses only the top one).
   let tails = 0;
   for (let x = 0; x < tail.length; x++) if (tail[x] !== 0) tails = Math.max(tails, (x % 3) + 1);
-  let active = 0; // classes [0, active) are carried at this pivot
-  for (let k = S; k > ref; k--) {
-    while (active < C && reach[active] >= k) active++;
-    if ((k & 4095) === 0) throwIfAborted(signal); // a deep chain takes a while
-    const base = k * lo - k + lo; // red[base + j] = a(k, j)
-    const jlo = Math.max(0, k - lo);
-    const c = cls[k];
-    if (c < 0) {
-      // A wait row's only entry right of it, a(k, k+1) = 1, brings pivot k+1's row over.
-      const m = 1 / d[k + 1];
-      const b1 = (k + 1) * lo - (k + 1) + lo;
-      for (let j = Math.max(0, k + 1 - lo); j < k; j++) red[base + j] = red[b1 + j] * m;
-    } else {
-      const t0 = tail[k * 3];
-      const t1 = tail[k * 3 + 1];
-      const t2 = tail[k * 3 + 2];
-      const g = c * n;
-      for (let j = jlo; j < k; j++) red[base + j] = G[g + j] + t0 * H[j] + t1 * H[n + j] + t2 * H[2 * n + j];
-      const b = act[k];
-      const qc = q[c];
-      let p = complement[b];
-      for (let j = k - b; j < k; j++) {
-        red[base + j] += p;
-        p *= qc;
-      }
-      if (S - 1 < k) red[base + S - 1] += t1;
-      if (S - 2 < k) red[base + S - 2] += t2;
-    }
-    let dk = 0;
-    for (let j = jlo; j < k; j++) dk += red[base + j];
+  const kernels = kernelsOn(memory);
+  // In stretches of PIVOTS_PER_CALL, so that a deep chain answers its abort signal.
+  for (let k = S; k > ref; k -= PIVOTS_PER_CALL) {
+    throwIfAborted(signal);
+    const stop = Math.max(ref, k - PIVOTS_PER_CALL);
+    const failed = kernels.geometricPivots(n, lo, C, tails, k, stop, at.act, at.cls, at.complement, at.tail, at.q, at.cqb, at.reach, at.d, at.red, at.phi, at.psi, at.G, at.H);
     // The tail rows next to S may sum negative (chain.ts tolerates that too); only a zero pivot stops.
-    if (!(Math.abs(dk) > 0) || !Number.isFinite(dk)) return k;
-    d[k] = dk;
-    for (let cc = 0; cc < active; cc++) {
-      const g = cc * n;
-      const ph = (cqb[cc] + G[g + k]) / dk;
-      phi[k * C + cc] = ph;
-      const qc = q[cc];
-      for (let j = jlo; j < k; j++) G[g + j] = qc * (G[g + j] + ph * red[base + j]);
-    }
-    for (let t = 0; t < tails; t++) {
-      const h = t * n;
-      const ps = ((k === S - t ? 1 : 0) + H[h + k]) / dk;
-      psi[k * 3 + t] = ps;
-      for (let j = jlo; j < k; j++) H[h + j] += ps * red[base + j];
-    }
+    if (failed >= 0) return failed;
   }
   const small = censoredChain(rows, { ref, cls, q, d, red, G, H });
   const base = { rows, ref, cls, q, cqb, d, red, phi, psi, small };

@@ -59,6 +59,28 @@ export interface Kernels {
   backSubstitute(a: number, d: number, reward: number, time: number, values: number, n: number, lo: number, hi: number, ref: number, W: number, gain: number): void;
   residual(a: number, reward: number, time: number, h: number, r: number, n: number, lo: number, hi: number, W: number, g: number): void;
   addInto(h: number, dh: number, n: number): void;
+  /** −1, or the pivot whose sum is zero or not finite (src/policy/geometricFactor.ts). */
+  geometricPivots(
+    n: number,
+    lo: number,
+    C: number,
+    tails: number,
+    from: number,
+    to: number,
+    act: number,
+    cls: number,
+    complement: number,
+    tail: number,
+    q: number,
+    cqb: number,
+    reach: number,
+    d: number,
+    red: number,
+    phi: number,
+    psi: number,
+    G: number,
+    H: number,
+  ): number;
   addServeLaw(band: number, row: number, probs: number, base: number, L: number, M: number, first: number, top: number, modes: number, mode: number, prob: number): void;
   addRun(x: number, dst: number, y: number, src: number, len: number): void;
   tailCoefficients(
