@@ -195,8 +195,9 @@ export function axisSums(model: ClassesModel, scratch: StepScratch, x: number, y
 /**
  * Multiplications of one sweep's serve sums: for a kernel by rows, its entries at every state
  * where the serve is allowed; for a product kernel (separableSums), len_0 terms of two there,
- * and per sweep the per-axis sums F_x over the positions where they are formed. With `byRows`,
- * every kernel by its rows (the GPU's classes_sweep.wgsl, which forms no per-axis sums).
+ * and per sweep the per-axis sums F_x over the positions where they are formed (the GPU's Bellman
+ * sweep too: classes_axis.wgsl forms them at the same positions). With `byRows`, every kernel by
+ * its rows (the GPU's evaluation sweeps, and a model whose sums pass the binding limit, jointAxis.ts).
  */
 export function sweepWork(model: ClassesModel, byRows = false): number {
   const { C, dims, padDims, actions, actionClass, actionBatch, work, separable, factorStart } = model;
