@@ -25,15 +25,12 @@
 // one summed by rows; then each axis's factor start, relative to fprobs_base, and length), P_{>x}
 // at mass_base + 3a + x in `coef`; F_x of slot s at axis_base + (s·(C−1) + x − 1)·pad_states + p.
 // The header (structs, uniforms, bindings, entry point) is generated from the kernel descriptor
-// in src/solve/gpu/jointKernels.ts; joint_scenario comes from shaders/lib.
+// in src/solve/gpu/jointKernels.ts; live_joint_scenario comes from shaders/lib.
 
 fn run(wg: u32, lid: u32) {
   let y = wg * WORKGROUP_SIZE + lid;
-  if (y >= u.total_pad) {
-    return;
-  }
-  let sc = joint_scenario(y, true);
-  if (scenarios[sc].live == 0u) {
+  let sc = live_joint_scenario(y, u.total_pad, true);
+  if (sc == u.num_scenarios) {
     return;
   }
   let j = joint[sc];

@@ -32,7 +32,7 @@
 // coef[resid_base + x] (a refinement round's scaled f64 residual, jointRefine.ts): the sweep then
 // evaluates the correction to the CPU's f64 values, so f32 carries only the digits that are left.
 // The header (structs, uniforms, bindings, entry point) is generated from the kernel descriptor
-// in src/solve/gpu/jointKernels.ts; joint_scenario comes from shaders/lib.
+// in src/solve/gpu/jointKernels.ts; live_joint_scenario comes from shaders/lib.
 
 // (τ/l)·Σ p·(H − h(n)) of serving a: the part of a serve value that moves with h.
 fn serve_sum(j: JointInfo, a: u32, base: u32, hx: f32) -> f32 {
@@ -91,11 +91,8 @@ fn serve_allowed(j: JointInfo, a: u32, n: vec3<u32>) -> bool {
 
 fn run(wg: u32, lid: u32) {
   let idx = wg * WORKGROUP_SIZE + lid;
-  if (idx >= u.total_states) {
-    return;
-  }
-  let sc = joint_scenario(idx, false);
-  if (scenarios[sc].live == 0u) {
+  let sc = live_joint_scenario(idx, u.total_states, false);
+  if (sc == u.num_scenarios) {
     return;
   }
   let j = joint[sc];
