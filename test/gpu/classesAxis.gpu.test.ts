@@ -1,16 +1,21 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { axisSums, fillBox, stepScratch } from '../../src/model/classes/bellman.js';
+import { axisSums, classesStep, fillBox, stepScratch } from '../../src/model/classes/bellman.js';
 import { compileClasses, type ClassesModel } from '../../src/model/classes/compile.js';
 import { sizeOf } from '../../src/model/classes/grid.js';
 import { validateClassesScenario } from '../../src/model/classes/validate.js';
-import { releaseGpu } from '../../src/solve/gpu/device.js';
+import { largestOf } from '../../src/solve/gpu/bindingGroups.js';
+import { releaseGpu, type GpuContext } from '../../src/solve/gpu/device.js';
+import { DEFAULT_FLAGS } from '../../src/solve/gpu/flags.js';
 import { axisSlots, axisSumsFit } from '../../src/solve/gpu/jointAxis.js';
 import { classesAxisKernel, classesPadKernel } from '../../src/solve/gpu/jointKernels.js';
-import { packJointBatch } from '../../src/solve/gpu/jointPack.js';
+import { jointBindingBytes, packJointBatch } from '../../src/solve/gpu/jointPack.js';
+import { batchedJointRvi } from '../../src/solve/gpu/jointRvi.js';
+import { gpuLogger, setGpuLogger } from '../../src/solve/gpu/log.js';
 import { BufferUsage } from '../../src/solve/gpu/usage.js';
 import { scenarioOf, type CaseClass } from '../classes/support.js';
 import { rng } from '../helpers/random.js';
 import { gpuForTests } from './gpuEnv.js';
+import { captureLogs } from './gpuTestHelpers.js';
 
 const gpu = await gpuForTests();
 afterAll(releaseGpu);
@@ -95,6 +100,51 @@ describe(`the joint model's per-axis sums on the GPU${gpu.skip}`, () => {
       expect(slot).toBe(axisSlots(m));
       expect(compared).toBeGreaterThan(pad);
     });
+  });
+});
+
+/** The context with its device's binding limit lowered to `bytes` (every other use of the device is the device's). */
+function withBindingLimit(ctx: GpuContext, bytes: number): GpuContext {
+  const real = ctx.device;
+  const limits: Record<string, number> = {};
+  for (const k in real.limits) limits[k] = (real.limits as unknown as Record<string, number>)[k];
+  Object.assign(limits, { maxStorageBufferBindingSize: bytes, maxBufferSize: bytes });
+  const device = new Proxy(real, {
+    get: (t, k) => {
+      if (k === 'limits') return limits;
+      const v = Reflect.get(t, k, t) as unknown;
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(t) : v;
+    },
+  });
+  return { ...ctx, device };
+}
+
+describe(`the rows fallback on the GPU${gpu.skip}`, () => {
+  it.skipIf(!gpu.ctx)('past the binding limit a Bellman sweep sums the product kernels by rows, says so in the log (axisSums: false), and still takes the CPU f64 step to f32 accuracy', async () => {
+    const defaultLogger = gpuLogger();
+    const logs = captureLogs();
+    try {
+      const m = modelOf(CASES[0].cls, CASES[0].S);
+      // Room for every binding of the model without its sums, not with them.
+      const limit = largestOf(jointBindingBytes(m, false));
+      expect(axisSumsFit(m, limit)).toBe(false);
+      const h = startValues(m, 9);
+      const gap = new Float64Array(m.states);
+      classesStep(m, h, gap, new Int32Array(m.states), stepScratch(m), undefined, 'lump');
+      const flags = { ...DEFAULT_FLAGS, BATCHWISE_GPU_EVAL_SWEEPS: 0, BATCHWISE_GPU_MAX_SWEEPS: 1, BATCHWISE_GPU_CYCLES_PER_CHECK: 1 };
+      const [r] = await batchedJointRvi(withBindingLimit(gpu.ctx!, limit), [{ model: m, warm: { values: h }, tolerance: 1e-9 }], { flags });
+      const said = logs.find((l) => (l as { axisSums?: boolean }).axisSums === false);
+      expect(said?.msg).toMatch(/summed by rows/);
+      const scale = Math.max(...Array.from(h, Math.abs), ...Array.from(gap, Math.abs));
+      for (let x = 0; x < m.states; x++) expect(Math.abs(r.values![x] - (h[x] + gap[x] - gap[0]))).toBeLessThan(1e-5 * scale);
+      // With the device's own limit the sums fit and nothing is said.
+      logs.length = 0;
+      const [full] = await batchedJointRvi(gpu.ctx!, [{ model: m, warm: { values: h }, tolerance: 1e-9 }], { flags });
+      expect(logs.some((l) => (l as { axisSums?: boolean }).axisSums === false)).toBe(false);
+      for (let x = 0; x < m.states; x++) expect(Math.abs(full.values![x] - r.values![x])).toBeLessThan(1e-5 * scale);
+    } finally {
+      setGpuLogger(defaultLogger);
+    }
   });
 });
 
