@@ -31,7 +31,9 @@ export interface GpuJointJob {
 export function batchedJointRvi(ctx: GpuContext, jobs: readonly GpuJointJob[], opts: BatchedRviOptions): Promise<GpuRviResult[]> {
   const limit = bindingLimit(ctx);
   const describe = (i: number) => `a joint model with S = (${Array.from(jobs[i].model.S).join(', ')})`;
+  // Residual evaluations (refine.ts) take no Bellman sweep, so no per-axis sums.
   const axis = jobs.map((j, i) => {
+    if (j.resid) return false;
     const fits = axisSumsFit(j.model, limit);
     if (!fits && axisSlots(j.model) > 0) gpuLogger().info({ axisSums: false, maxStorageBufferBindingSize: limit }, `${describe(i)}: its per-axis sums pass the binding limit; its product kernels are summed by rows`);
     return fits;
