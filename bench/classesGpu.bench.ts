@@ -9,14 +9,17 @@ import { compileClasses, type ClassesModel } from '../src/model/classes/compile.
 import { validateClassesScenario } from '../src/model/classes/validate.js';
 import { solveClassesScenario } from '../src/solve/classes/solveClasses.js';
 import { acquireGpu, type GpuContext } from '../src/solve/gpu/index.js';
+import { axisSumsFit } from '../src/solve/gpu/jointAxis.js';
 import { batchedJointRvi } from '../src/solve/gpu/jointRvi.js';
+import { bindingLimit } from '../src/solve/gpu/stageLoop.js';
 import { gpuSweepMs } from './gpuSweep.js';
 import { fmt } from './stats.js';
 import { scenario, sweepMsOf } from './classes.bench.js';
 import type { BenchContext, BenchSection } from './types.js';
 
 async function sweepRow(gpu: GpuContext, model: ClassesModel, reps: number): Promise<Record<string, string | number>> {
-  const gpuWork = sweepWork(model, true);
+  // A Bellman sweep forms the product kernels' per-axis sums as the CPU does (classes_axis.wgsl), unless they pass the binding limit.
+  const gpuWork = sweepWork(model, !axisSumsFit(model, bindingLimit(gpu)));
   const k = Math.max(4, Math.min(32, Math.round(4e7 / gpuWork)));
   const { perSweep, oneSubmit } = await gpuSweepMs((flags) => batchedJointRvi(gpu, [{ model, tolerance: 1e-15 }], { flags }), k, reps);
   // After 3 warm-up sweeps, so the JIT has compiled it.
@@ -75,7 +78,7 @@ export default async function run(ctx: BenchContext): Promise<BenchSection> {
     rows,
     notes: [
       `Adapter: ${gpu.adapterName} (${gpu.kind}). GPU ms/sweep = (a submit of k sweeps − a submit of one) / (k − 1), so upload and readback drop out; the CPU sweep is one thread, f64.`,
-      'The GPU sweep (classes_sweep.wgsl) sums every kernel by its rows; the CPU forms a product kernel’s per-axis sums instead (deterministic service, as here), hence the two work columns.',
+      'A GPU Bellman sweep forms a product kernel’s per-axis sums as the CPU does (classes_axis.wgsl, one dispatch per axis after classes_pad; deterministic service, as here), so both work columns count the same multiply-adds (before 2026-12-03 the GPU summed every kernel by its rows: 4907694 at (60, 60)); evaluation sweeps still sum the rows of the one action they serve.',
       'A solve on the GPU is the f32 stage (modified policy iteration, lumped overflow), the f64 refinement (per round one f64 step on the CPU and an f32 evaluation of the correction on the GPU, src/solve/classes/refine.ts), then the CPU’s f64 RVI from the refined values; f64 CPU sweeps counts the refinement’s steps and the RVI’s; the certificate is always the f64 one.',
     ],
   };

@@ -47,11 +47,8 @@ fn rule_weight(p: u32, top: u32, d: u32) -> f32 {
 
 fn run(wg: u32, lid: u32) {
   let y = wg * WORKGROUP_SIZE + lid;
-  if (y >= u.total_pad) {
-    return;
-  }
-  let sc = joint_scenario(y, true);
-  if (scenarios[sc].live == 0u) {
+  let sc = live_joint_scenario(y, u.total_pad, true);
+  if (sc == u.num_scenarios) {
     return;
   }
   let j = joint[sc];

@@ -14,6 +14,7 @@
 //   num_scenarios: u32
 //   greedy: u32
 //   residual: u32
+//   axis_sums: u32
 //
 // One Bellman step of the joint multi-class model (docs/model.md §10) for every state n of every
 // scenario of a batch, one thread per state: the f32 twin of classesStep in
@@ -22,13 +23,16 @@
 //   serve a (b ≤ n_c):      Σ_c (w_c/λ_c)·n_c + kappa[a] + (τ/l)·Σ_rows Σ_e p·(H(n + shift + off + e) − h(n)),
 // the minimum over the allowed actions (wait first, then a = 1, 2, … on ties), and the greedy
 // action in `policy`. Sums of differences keep f32's digits where h grows like n². The kernel rows
-// are those of compile.ts (also for product kernels, whose per-axis sums the CPU forms instead).
+// are those of compile.ts. With axis_sums = 1, a product kernel (deterministic service) with a
+// slot of per-axis sums (classes_axis.wgsl, dispatched before this sweep) is summed over them as
+// the CPU's stateValues does, len_0 terms of two at kernel origin o = n + shift:
+//   Σ_k P(k)·(H(o + k) − h(n)) = Σ_k p_0(k)·(F_1(o + k·s_0) + P_{>0}·(H(o + k·s_0) − h(n))).
 // With greedy = 0 it is an evaluation sweep of modified policy iteration: only the stored action.
 // With residual = 1 too, the stored action's cost is replaced by the per-state cost at
 // coef[resid_base + x] (a refinement round's scaled f64 residual, jointRefine.ts): the sweep then
 // evaluates the correction to the CPU's f64 values, so f32 carries only the digits that are left.
 // The header (structs, uniforms, bindings, entry point) is generated from the kernel descriptor
-// in src/solve/gpu/jointKernels.ts; joint_scenario comes from shaders/lib.
+// in src/solve/gpu/jointKernels.ts; live_joint_scenario comes from shaders/lib.
 
 // (τ/l)·Σ p·(H − h(n)) of serving a: the part of a serve value that moves with h.
 fn serve_sum(j: JointInfo, a: u32, base: u32, hx: f32) -> f32 {
@@ -36,6 +40,20 @@ fn serve_sum(j: JointInfo, a: u32, base: u32, hx: f32) -> f32 {
   let origin = i32(base) + tables[rec + 2u];
   let end = u32(tables[rec + 4u]);
   var acc = 0.0;
+  let frec = j.factor_base + 7u * a;
+  let slot = tables[frec];
+  if (u.axis_sums == 1u && slot >= 0) {
+    let o = u32(origin);
+    let f = j.fprobs_base + u32(tables[frec + 1u]);
+    let len = u32(tables[frec + 2u]);
+    let s0 = j.pad_dim1 * j.pad_dim2;
+    let f1 = j.axis_base + u32(slot) * (j.classes - 1u) * j.pad_states + (o - j.pad_offset);
+    let mass = coef[j.mass_base + 3u * a];
+    for (var k = 0u; k < len; k++) {
+      acc += coef[f + k] * (hpad[f1 + k * s0] + mass * (hpad[o + k * s0] - hx));
+    }
+    return coef[j.kappa_base + j.actions + a] * acc;
+  }
   for (var r = u32(tables[rec + 3u]); r < end; r++) {
     let row = j.row_base + 3u * r;
     let at = u32(origin + tables[row]);
@@ -73,11 +91,8 @@ fn serve_allowed(j: JointInfo, a: u32, n: vec3<u32>) -> bool {
 
 fn run(wg: u32, lid: u32) {
   let idx = wg * WORKGROUP_SIZE + lid;
-  if (idx >= u.total_states) {
-    return;
-  }
-  let sc = joint_scenario(idx, false);
-  if (scenarios[sc].live == 0u) {
+  let sc = live_joint_scenario(idx, u.total_states, false);
+  if (sc == u.num_scenarios) {
     return;
   }
   let j = joint[sc];

@@ -16,3 +16,17 @@ fn joint_scenario(idx: u32, padded: bool) -> u32 {
   }
   return sc;
 }
+
+// The live joint scenario whose states (padded = false) or padded box (padded = true) hold global
+// index idx, or u.num_scenarios where idx is past the `total` indices or its scenario has stopped
+// (live = 0): then the thread has nothing to do. Needs the `scenarios` binding too.
+fn live_joint_scenario(idx: u32, total: u32, padded: bool) -> u32 {
+  if (idx >= total) {
+    return u.num_scenarios;
+  }
+  let sc = joint_scenario(idx, padded);
+  if (scenarios[sc].live == 0u) {
+    return u.num_scenarios;
+  }
+  return sc;
+}

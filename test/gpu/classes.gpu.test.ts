@@ -116,6 +116,7 @@ describe(`the joint model's f32 stage on the GPU${gpu.skip}`, () => {
     { name: 'two classes, deterministic, automatic S', cls: TWO_DET },
     { name: 'two classes, gamma beside exponential, S = (20, 18)', cls: [{ ...TWO_RANDOM[0], S: 20 }, { ...TWO_RANDOM[1], S: 18 }] },
     { name: 'three classes, S = (6, 6, 6)', cls: THREE.map((k) => ({ ...k, S: 6 })) },
+    { name: 'three classes, all deterministic (per-axis sums on every serve), S = (6, 6, 6)', cls: THREE.map((k) => ({ ...k, law: 'DETERMINISTIC' as const, S: 6 })) },
   ];
   for (const c of solved) {
     it.skipIf(!gpu.ctx)(`backend GPU: ${c.name}: the f64 polish certifies the CPU's optimum, started from the f32 values`, async () => {

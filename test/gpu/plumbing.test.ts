@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BufferPool, sizeClass, type BufferFactory } from '../../src/solve/gpu/bufferPool.js';
 import { foldDispatch } from '../../src/solve/gpu/dispatch.js';
+import { classesAxisKernel, classesPadKernel, classesSweepKernel } from '../../src/solve/gpu/jointKernels.js';
 import { interfaceComment, type KernelDescriptor } from '../../src/solve/gpu/kernel.js';
 import { bellmanSweepKernel, boundsReduceKernel, normalizeKernel } from '../../src/solve/gpu/kernels.js';
 import { loadShaderBody, makeShader, ShaderError } from '../../src/solve/gpu/shaderSource.js';
@@ -121,7 +122,7 @@ describe('buffer pool', () => {
 });
 
 describe('shader sources', () => {
-  const kernels = [bellmanSweepKernel(64), normalizeKernel(64), boundsReduceKernel(64)];
+  const kernels = [bellmanSweepKernel(64), normalizeKernel(64), boundsReduceKernel(64), classesPadKernel(64), classesAxisKernel(64), classesSweepKernel(64)];
 
   it('every shader file opens with the comment of its declared bindings and uniforms', () => {
     for (const k of kernels) {

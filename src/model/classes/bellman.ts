@@ -73,7 +73,7 @@ export function fillBox(model: ClassesModel, h: Float64Array, scratch: StepScrat
 export function stateValues(model: ClassesModel, h: Float64Array, gap: Float64Array, policy: Int32Array, scratch: StepScratch, x0: number, x1: number, signal?: AbortSignal): void {
   const { C, S, dims, strides, padStrides, costSlope, waitRate, idleKappa, actions, actionClass, actionBatch, kappa, ratio, shift, rowStart, rowOffset, rowLength, rowValue, probs, factorProbs, factorStart, separable } = model;
   const { H, F } = scratch;
-  const mass = after(model);
+  const mass = afterMasses(model);
   const n = coordsOf(x0, dims);
   for (let x = x0; x < x1; x++) {
     if (x > x0) for (let a = C - 1; a >= 0 && ++n[a] === dims[a]; a--) n[a] = 0;
@@ -149,7 +149,8 @@ function afterMass(model: ClassesModel): Float64Array {
 }
 
 const afterCache = new WeakMap<ClassesModel, Float64Array>();
-function after(model: ClassesModel): Float64Array {
+/** P_{>x} of every product-kernel action, [a·C + x] (computed once per model; the GPU's per-axis sums use these too, jointPack.ts). */
+export function afterMasses(model: ClassesModel): Float64Array {
   let v = afterCache.get(model);
   if (!v) afterCache.set(model, (v = afterMass(model)));
   return v;
@@ -169,7 +170,7 @@ function after(model: ClassesModel): Float64Array {
 export function axisSums(model: ClassesModel, scratch: StepScratch, x: number, y0: number, y1: number, signal?: AbortSignal): void {
   const { C, padDims, padStrides, factorStart, factorProbs, actions, separable } = model;
   const { H, F } = scratch;
-  const mass = after(model);
+  const mass = afterMasses(model);
   for (let a = 1; a < actions; a++) {
     if (separable[a] !== 1) continue;
     const f0 = factorStart[a * C + x];
@@ -194,8 +195,9 @@ export function axisSums(model: ClassesModel, scratch: StepScratch, x: number, y
 /**
  * Multiplications of one sweep's serve sums: for a kernel by rows, its entries at every state
  * where the serve is allowed; for a product kernel (separableSums), len_0 terms of two there,
- * and per sweep the per-axis sums F_x over the positions where they are formed. With `byRows`,
- * every kernel by its rows (the GPU's classes_sweep.wgsl, which forms no per-axis sums).
+ * and per sweep the per-axis sums F_x over the positions where they are formed (the GPU's Bellman
+ * sweep too: classes_axis.wgsl forms them at the same positions). With `byRows`, every kernel by
+ * its rows (the GPU's evaluation sweeps, and a model whose sums pass the binding limit, jointAxis.ts).
  */
 export function sweepWork(model: ClassesModel, byRows = false): number {
   const { C, dims, padDims, actions, actionClass, actionBatch, work, separable, factorStart } = model;

@@ -1,6 +1,7 @@
 import { firstActions, type ClassesModel } from '../../model/classes/compile.js';
 import { sizeOf } from '../../model/classes/grid.js';
 import type { BindingBytes } from './bindingGroups.js';
+import { axisPlaneValues, FACTOR_RECORD, MASS_RECORD, putAxisTables } from './jointAxis.js';
 import { putWarmValues, stateArrays, type PackedStates } from './stageLoop.js';
 import { JOINT_INFO, SCENARIO_INFO, StructArray, structBytes } from './structs.js';
 
@@ -8,28 +9,33 @@ import { JOINT_INFO, SCENARIO_INFO, StructArray, structBytes } from './structs.j
 export const JOINT_AXES = 3;
 
 /**
- * A batch of joint multi-class models (docs/model.md §10) packed for classes_pad.wgsl and
- * classes_sweep.wgsl: the shared ScenarioInfo records (state_offset, states, live), one JointInfo
- * per model (structs.ts gives the layout of `tables` and `coef`), the state-to-scenario map the
- * shared normalisation reads, and the starting values and policy.
+ * A batch of joint multi-class models (docs/model.md §10) packed for classes_pad.wgsl,
+ * classes_axis.wgsl and classes_sweep.wgsl: the shared ScenarioInfo records (state_offset,
+ * states, live), one JointInfo per model (structs.ts gives the layout of `tables` and `coef`),
+ * the state-to-scenario map the shared normalisation reads, and the starting values and policy.
  */
 export interface PackedJointBatch extends PackedStates {
   readonly joint: StructArray;
   readonly tables: Int32Array;
   readonly coef: Float32Array;
+  /** Padded positions of every box (the pad and axis kernels' threads). */
   readonly totalPad: number;
+  /** f32 of `hpad`: the boxes, then the per-axis sums of the models that have them. */
+  readonly hpadValues: number;
+  /** The most classes of a model with per-axis sums (0: none; then no axis kernel runs). */
+  readonly axisClasses: number;
 }
 
 const COEF_HEAD = 2 * JOINT_AXES + 1;
 
-/** Bytes a joint model adds to each binding of a batch. */
-export function jointBindingBytes(m: ClassesModel): BindingBytes {
+/** Bytes a joint model adds to each binding of a batch, with or without its per-axis sums (jointAxis.ts). */
+export function jointBindingBytes(m: ClassesModel, axis = false): BindingBytes {
   const rows = m.rowOffset.length;
   return {
     states: 4 * m.states,
-    pad: 4 * sizeOf(m.padDims),
-    tables: 4 * (5 * m.actions + 3 * rows),
-    coef: 4 * (COEF_HEAD + 2 * m.actions + m.probs.length + m.states),
+    pad: 4 * (sizeOf(m.padDims) + (axis ? axisPlaneValues(m) : 0)),
+    tables: 4 * ((5 + FACTOR_RECORD) * m.actions + 3 * rows),
+    coef: 4 * (COEF_HEAD + (2 + MASS_RECORD) * m.actions + m.probs.length + m.factorProbs.length + m.states),
     joint: structBytes(JOINT_INFO),
     scenarios: structBytes(SCENARIO_INFO),
   };
@@ -62,14 +68,16 @@ function usableJointPolicy(m: ClassesModel, p: Int32Array | undefined): p is Int
 
 /**
  * `resid` (per model, optional): per-state costs for residual evaluation sweeps (classes_sweep's
- * `residual` mode), at resid_base in `coef`; zeros otherwise.
+ * `residual` mode), at resid_base in `coef`; zeros otherwise. `axis` (per model): whether its
+ * product kernels get per-axis sums (jointAxis.ts: axisSumsFit); by rows otherwise.
  */
 export function packJointBatch(
   models: readonly ClassesModel[],
   warm: readonly ({ readonly values?: Float64Array; readonly policy?: Int32Array } | undefined)[] = [],
   resid: readonly (Float64Array | undefined)[] = [],
+  axis: readonly boolean[] = [],
 ): PackedJointBatch {
-  const need = models.map(jointBindingBytes);
+  const need = models.map((m, i) => jointBindingBytes(m, axis[i]));
   const total = (k: string) => need.reduce((s, b) => s + b[k], 0) / 4;
   const scenarios = new StructArray(SCENARIO_INFO, models.length);
   const joint = new StructArray(JOINT_INFO, models.length);
@@ -81,6 +89,8 @@ export function packJointBatch(
   const states: number[] = [];
   let st = 0;
   let pad = 0;
+  let planes = models.reduce((s, m) => s + sizeOf(m.padDims), 0);
+  let axisClasses = 0;
   let li = 0;
   let co = 0;
   models.forEach((m, i) => {
@@ -101,7 +111,9 @@ export function packJointBatch(
     const residBase = probsBase + m.probs.length;
     const r = resid[i];
     if (r && r.length === m.states) coef.set(r, residBase);
-    co = residBase + m.states;
+    const massBase = residBase + m.states;
+    const fprobsBase = massBase + MASS_RECORD * m.actions;
+    co = fprobsBase + m.factorProbs.length;
     const actionBase = li;
     for (let a = 0; a < m.actions; a++) {
       tables.set([m.actionClass[a], m.actionBatch[a], m.shift[a], m.rowStart[a], a > 0 ? m.rowStart[a + 1] : 0], li);
@@ -109,10 +121,19 @@ export function packJointBatch(
     }
     const rowBase = li;
     for (let r = 0; r < m.rowOffset.length; r++, li += 3) tables.set([m.rowOffset[r], m.rowLength[r], m.rowValue[r]], li);
+    const factorBase = li;
+    putAxisTables(m, axis[i] === true, tables, factorBase, coef, massBase, fprobsBase);
+    li += FACTOR_RECORD * m.actions;
+    const axisBase = planes;
+    if (axis[i]) {
+      planes += axisPlaneValues(m);
+      axisClasses = Math.max(axisClasses, m.C);
+    }
     const info = {
       classes: m.C, state_offset: st, states: m.states, pad_offset: pad, pad_states: padStates,
       dim0: dims[0], dim1: dims[1], dim2: dims[2], pad_dim0: padDims[0], pad_dim1: padDims[1], pad_dim2: padDims[2],
       actions: m.actions, action_base: actionBase, row_base: rowBase, coef_base: coefBase, kappa_base: kappaBase, probs_base: probsBase, resid_base: residBase,
+      factor_base: factorBase, fprobs_base: fprobsBase, mass_base: massBase, axis_base: axisBase,
     };
     for (const [field, value] of Object.entries(info)) joint.set(i, field, value);
     for (const [field, value] of Object.entries({ state_offset: st, states: m.states, live: 1 })) scenarios.set(i, field, value);
@@ -131,7 +152,7 @@ export function packJointBatch(
     st += m.states;
     pad += padStates;
   });
-  return { scenarios, joint, tables, coef, stateScenario, h, policy, stateOffset, states, totalStates, totalPad: pad };
+  return { scenarios, joint, tables, coef, stateScenario, h, policy, stateOffset, states, totalStates, totalPad: pad, hpadValues: planes, axisClasses };
 }
 
 /** Dims on JOINT_AXES axes, trailing axes of one level. */

@@ -54,7 +54,10 @@ export const ACTION_INFO: StructDecl = {
  * sums read; `tables` holds 5 i32 per action (class, batch, shift, first row, end row) from
  * action_base and 3 per kernel row (offset, length, first probability) from row_base; `coef`
  * holds w_c/λ_c (3), τ·λ_c (3) and w_pow·P0 from coef_base, kappa[a] and τ/l from kappa_base
- * (A each), and the kernels' probabilities from probs_base.
+ * (A each), and the kernels' probabilities from probs_base. For the per-axis sums of product
+ * kernels (classes_axis.wgsl), `tables` holds 7 i32 per action from factor_base and `coef` the
+ * factors from fprobs_base and 3 masses P_{>x} per action from mass_base; the sums lie in
+ * `hpad` past every padded box, from axis_base.
  */
 export const JOINT_INFO: StructDecl = {
   name: 'JointInfo',
@@ -77,6 +80,10 @@ export const JOINT_INFO: StructDecl = {
     { name: 'kappa_base', type: 'u32' },
     { name: 'probs_base', type: 'u32' },
     { name: 'resid_base', type: 'u32' }, // a refinement round's per-state costs (one per state) in `coef`
+    { name: 'factor_base', type: 'u32' }, // per action 7 i32 in `tables`: its slot of per-axis sums (−1: by rows), then (start, length) of each axis's factor
+    { name: 'fprobs_base', type: 'u32' }, // the product kernels' factors in `coef` (the starts above are relative to it)
+    { name: 'mass_base', type: 'u32' }, // per action 3 f32 in `coef`: P_{>x}, the product of the factor masses past axis x
+    { name: 'axis_base', type: 'u32' }, // global index in `hpad` of the per-axis sums F: slot s, axis x at axis_base + (s·(C−1) + x − 1)·pad_states
   ],
 };
 
