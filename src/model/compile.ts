@@ -1,5 +1,6 @@
 import { Layout, releaseScratch, scratchFor } from '../wasm/kernels.js';
 import { arrivalsOf, buildArrivalTable, type ArrivalTable, type GeometricCascade } from './arrivalTable.js';
+import { modelCharge } from './chainEntries.js';
 import { LimitError } from './errors.js';
 import { LIMITS } from './limits.js';
 import { epochSojourn } from './epoch.js';
@@ -112,7 +113,7 @@ export function compileModel(p: ModelParams, S: number, table: ArrivalTable = bu
   if (!Number.isInteger(S) || S < MIN_MAX_QUEUE) {
     throw new LimitError('solver.maxQueue', `must be an integer ≥ ${MIN_MAX_QUEUE} (got ${S})`);
   }
-  if (S > LIMITS.maxQueue) throw new LimitError('solver.maxQueue', `must be ≤ ${LIMITS.maxQueue} (got ${S})`);
+  if (S > LIMITS.maxQueue) throw new LimitError('solver.maxQueue', `must be ≤ ${LIMITS.maxQueue} (got ${S}; the bound maxQueue)`, { bound: 'maxQueue', excess: S / LIMITS.maxQueue });
   const serves = p.restriction ? p.restriction.serves : new Uint8Array(B + 1).fill(1, 1);
   // With only some sizes allowed, the top level must have one (the largest, B, once S ≥ B).
   if (startAction({ B, serves }, S) === 0) {
@@ -139,11 +140,16 @@ export function compileModel(p: ModelParams, S: number, table: ArrivalTable = bu
     upReach = Math.max(upReach, table.offset[b] + table.length[b] - 1 - b);
   }
   upReach = Math.min(upReach, S);
-  const { lo, hi } = modelBand({ B, M, upReach });
-  const entries = (S + 1) * M * (lo + hi + 1);
-  if (entries > LIMITS.maxBandEntries) {
+  // What the evaluation of a policy holds (chainEntries.ts): the geometric reduction's rows, else the band.
+  const band = modelBand({ B, M, upReach });
+  const charge = modelCharge({ S, M, B, cascade: table.cascade }, band, servedSizes(serves));
+  if (charge.entries > LIMITS.maxBandEntries) {
     const phases = M > 1 ? ` with ${M} phases and` : ' with';
-    throw new LimitError('solver.maxQueue', `S = ${S}${phases} band width ${lo + hi + 1} needs ${entries} entries, over the bound ${LIMITS.maxBandEntries}`);
+    const held = charge.counted === 'geometric' ? ' the geometric reduction (exponential service, no band)' : ` band width ${band.lo + band.hi + 1}`;
+    throw new LimitError('solver.maxQueue', `S = ${S}${phases}${held} needs ${charge.entries} entries, over the bound maxBandEntries = ${LIMITS.maxBandEntries}`, {
+      bound: 'maxBandEntries',
+      excess: charge.entries / LIMITS.maxBandEntries,
+    });
   }
   const { tailFirstState, tailStart, tailCoef } = tailCoefficients(table, B, M, S);
   return {
@@ -171,6 +177,13 @@ export function compileModel(p: ModelParams, S: number, table: ArrivalTable = bu
     serves,
     cascade: table.cascade,
   };
+}
+
+/** How many batch sizes the model may serve (the classes of the geometric reduction at most). */
+function servedSizes(serves: Uint8Array): number {
+  let c = 0;
+  for (let b = 1; b < serves.length; b++) c += serves[b];
+  return c;
 }
 
 /**

@@ -15,14 +15,39 @@ export class ScenarioError extends Error {
   }
 }
 
+/** What a LimitError knows of the bound that bit, beyond its words (all optional). */
+export interface LimitFacts {
+  /** The bound exceeded, by its name in LIMITS (`maxBandEntries`, `maxQueue`) or the server's (`maxStates`). */
+  readonly bound?: string;
+  /** How far past it: what the request needs / what the bound allows (> 1; a lower estimate where the need is only known to exceed a size). */
+  readonly excess?: number;
+  /**
+   * For a refusal driven by the load: an estimate of the largest arrival rate (under MMPP the mean
+   * rate, every phase's rate scaled in proportion) at which the same scenario stays within the bound.
+   */
+  readonly admissibleRate?: number;
+}
+
 /** A request that is valid but exceeds a documented resource bound (states, memory, work). */
 export class LimitError extends Error {
   override readonly name = 'LimitError';
+  readonly bound?: string;
+  readonly excess?: number;
+  readonly admissibleRate?: number;
   constructor(
     readonly field: string,
     readonly reason: string,
+    facts: LimitFacts = {},
   ) {
     super(`${field}: ${reason}`);
+    if (facts.bound !== undefined) this.bound = facts.bound;
+    if (facts.excess !== undefined) this.excess = facts.excess;
+    if (facts.admissibleRate !== undefined) this.admissibleRate = facts.admissibleRate;
+  }
+
+  /** The facts, to carry over to a LimitError rebuilt around this one (another field or reason). */
+  get facts(): LimitFacts {
+    return { bound: this.bound, excess: this.excess, admissibleRate: this.admissibleRate };
   }
 }
 

@@ -1,5 +1,6 @@
 import type { ArrivalTable } from '../model/arrivalTable.js';
 import { LimitError, throwIfAborted } from '../model/errors.js';
+import { bandEntries, evaluatedWithoutBand, geometricStatesWithin } from '../model/chainEntries.js';
 import { LIMITS } from '../model/limits.js';
 import type { MmppProcess } from '../model/mmpp/process.js';
 import type { ModelParams } from '../model/scenario.js';
@@ -46,14 +47,40 @@ function stationaryOfExtension(p: ModelParams, proc: MmppProcess, policy: Policy
     out.mode[0] = 0;
     return 1;
   };
-  if (proc.phases === 1 && table.cascade?.shape === 1) {
+  if (evaluatedWithoutBand({ M: proc.phases, cascade: table.cascade })) {
     const act = new Int32Array(shape.levels);
     for (let s = 0; s < act.length; s++) act[s] = actionAt(policy, s, 0);
-    const nu = geometricStationary(extendedRows(table.cascade, act, shape.loLevels), signal);
+    const nu = geometricStationary(extendedRows(table.cascade!, act, shape.loLevels), signal);
     if (nu) return { nu, sums: stateSums(p, proc, table, shape, branches) };
+    // A zero pivot the reduction could not step round: the band, if it fits (the levels were bounded by the reduction's charge).
+    const entries = bandEntries(shape.levels, shape.loLevels, shape.hiLevels);
+    if (entries > LIMITS.maxBandEntries) {
+      throw new LimitError('policy', `its chain over ${shape.levels} states needs the band here (${entries} entries), over the bound maxBandEntries = ${LIMITS.maxBandEntries}`, {
+        bound: 'maxBandEntries',
+        excess: entries / LIMITS.maxBandEntries,
+      });
+    }
   }
   const { chain, sums } = buildStateChain(p, proc, table, shape, branches);
   return { nu: solveChain(chain, { ref: chain.n - 1, stationaryOnly: true, signal }).stationary, sums };
+}
+
+/**
+ * The most levels the extension may have within LIMITS.maxBandEntries (chainEntries.ts): the
+ * geometric reduction's rows with one phase and exponential service (its classes: the batch
+ * sizes the policy uses; its reference at most the cap, where a zero pivot moves it), else the
+ * band, (reach + 1)·M entries per state.
+ */
+function levelsWithinBound(M: number, table: ArrivalTable, policy: Policy, lo: number, reach: number): number {
+  if (!evaluatedWithoutBand({ M, cascade: table.cascade })) return Math.floor(LIMITS.maxBandEntries / ((reach + 1) * M * M));
+  // The classes: the sizes in the table and those of min(s, tailBatch) past it.
+  const used = new Set<number>();
+  for (const a of policy.actions) if (a > 0) used.add(a);
+  for (let s = Math.max(1, levelsOf(policy)); ; s++) {
+    used.add(Math.min(s, policy.tailBatch));
+    if (s >= policy.tailBatch) break;
+  }
+  return geometricStatesWithin(LIMITS.maxBandEntries, lo, used.size, table.offset.length - 1);
 }
 
 /**
@@ -80,7 +107,7 @@ export function* extendedSolutions(
   for (let b = 1; b <= policy.tailBatch; b++) usedBatch(b);
   const reach = lo + hi;
   const tableLevels = levelsOf(policy);
-  const maxLevels = Math.floor(LIMITS.maxBandEntries / ((reach + 1) * M * M));
+  const maxLevels = levelsWithinBound(M, table, policy, lo, reach);
   // One phase: the tail is geometric right past the table, and two windows read its decay. Several
   // phases mix decay modes there (the slowest one rules further out): a third window must agree,
   // so the first extension is made just long enough to hold the three (a shorter one first
@@ -93,7 +120,9 @@ export function* extendedSolutions(
     if (n > maxLevels) {
       throw new LimitError(
         'policy',
-        `its queue does not settle within ${maxLevels} ${M > 1 ? 'levels' : 'states'} (bound ${LIMITS.maxBandEntries} band entries): the policy is too close to instability`,
+        `its queue does not settle within ${maxLevels} ${M > 1 ? 'levels' : 'states'} (the bound maxBandEntries = ${LIMITS.maxBandEntries}): the policy is too close to instability`,
+        // The levels it asked for next against those allowed: a lower estimate of the excess.
+        { bound: 'maxBandEntries', excess: Math.max(n, maxLevels + 1) / maxLevels },
       );
     }
     const { nu, sums } = stationaryOfExtension(p, proc, policy, table, { levels: n, modes: 1, loLevels: lo, hiLevels: hi }, opts.signal);

@@ -1,3 +1,4 @@
+import { GEOMETRIC_REFERENCE_CAP } from '../model/chainEntries.js';
 import { throwIfAborted } from '../model/errors.js';
 import { fixedMemory, kernelsOn, Layout } from '../wasm/kernels.js';
 import { BandChain, solveChain, substituteOn, type ChainSolution } from './chain.js';
@@ -76,7 +77,8 @@ const PIVOTS_PER_CALL = 4096;
 export function factorFrom(rows: GeometricRows, ref: number, signal?: AbortSignal): GeometricFactor | undefined {
   const f = factorGeometric(rows, ref, signal);
   if (typeof f !== 'number') return f;
-  const again = f > ref ? factorGeometric(rows, f, signal) : f;
+  // Not past the cap of the reference (chainEntries.ts: the censored chain below it is explicit).
+  const again = f > ref && f <= GEOMETRIC_REFERENCE_CAP ? factorGeometric(rows, f, signal) : f;
   return typeof again === 'number' ? undefined : again;
 }
 

@@ -1,4 +1,7 @@
+import { bandEntries, evaluatedWithoutBand, GEOMETRIC_REFERENCE_CAP } from '../model/chainEntries.js';
 import { modelBand, type CompiledModel } from '../model/compile.js';
+import { LimitError } from '../model/errors.js';
+import { LIMITS } from '../model/limits.js';
 import { BandChain, solveChain, type ChainFactor } from './chain.js';
 import { hasGeometricLaws, solveGeometric } from './geometricChain.js';
 
@@ -42,6 +45,13 @@ export function evaluateOnModel(model: CompiledModel, policy: Int32Array, ref?: 
   }
   const n = (model.S + 1) * model.M;
   const { lo, hi } = modelBand(model);
+  // The model was bounded by what the geometric reduction holds (chainEntries.ts); the band may not fit.
+  if (evaluatedWithoutBand(model) && bandEntries(n, lo, hi) > LIMITS.maxBandEntries) {
+    throw new LimitError('solver.maxQueue', `S = ${model.S}: the geometric reduction met a zero pivot and the band (${bandEntries(n, lo, hi)} entries) is over the bound maxBandEntries = ${LIMITS.maxBandEntries}`, {
+      bound: 'maxBandEntries',
+      excess: bandEntries(n, lo, hi) / LIMITS.maxBandEntries,
+    });
+  }
   // The previous chain is rewritten where the actions differ ([bottom, top)), or a new one built.
   const shared = sharedWith(previous, model, policy);
   const ch = shared ? previous!.reusable!.chain : modelBandChain(model, n, lo, hi);
@@ -68,9 +78,11 @@ export function evaluateOnModel(model: CompiledModel, policy: Int32Array, ref?: 
  * the hint is rare); undefined where a pivot is not positive (the banded reduction then decides).
  */
 function evaluateGeometric(model: CompiledModel, policy: Int32Array, hint: number, signal?: AbortSignal): ModelEvaluation | undefined {
-  const ref = Math.min(Math.max(hint, 0), model.S);
+  // The reference is capped (chainEntries.ts): the states below it are reduced as one explicit chain.
+  const capped = (x: number) => Math.min(Math.max(x, 0), model.S, GEOMETRIC_REFERENCE_CAP);
+  const ref = capped(hint);
   let sol = solveGeometric(model, policy, ref, REFINE_ROUNDS, signal);
-  if (sol && !(sol.stationary[ref] >= LIKELY * sol.stationary[sol.mode])) sol = solveGeometric(model, policy, sol.mode, REFINE_ROUNDS, signal);
+  if (sol && capped(sol.mode) !== ref && !(sol.stationary[ref] >= LIKELY * sol.stationary[sol.mode])) sol = solveGeometric(model, policy, capped(sol.mode), REFINE_ROUNDS, signal);
   if (!sol) return undefined;
   const h = sol.values;
   const h0 = h[0];

@@ -1,5 +1,5 @@
 import { deserialize, serialize } from 'node:v8';
-import { LimitError, ScenarioError } from '../model/errors.js';
+import { LimitError, ScenarioError, type LimitFacts } from '../model/errors.js';
 import type { SolveResult } from '../solve/result.js';
 
 /**
@@ -55,6 +55,8 @@ export interface WireError {
   readonly kind: 'scenario' | 'limit' | 'other';
   readonly field: string;
   readonly reason: string;
+  /** A LimitError's facts (bound, excess, admissibleRate). */
+  readonly facts?: LimitFacts;
 }
 
 export type WireOutcome =
@@ -77,14 +79,14 @@ export const decode = (b: Buffer): WireOutcome => deserialize(b) as WireOutcome;
 
 export function toWireError(e: unknown): WireError {
   if (e instanceof ScenarioError) return { kind: 'scenario', field: e.field, reason: e.reason };
-  if (e instanceof LimitError) return { kind: 'limit', field: e.field, reason: e.reason };
+  if (e instanceof LimitError) return { kind: 'limit', field: e.field, reason: e.reason, facts: e.facts };
   return { kind: 'other', field: '', reason: e instanceof Error ? e.message : String(e) };
 }
 
 /** The typed error again, so the service's error table gives the same status as a local solve. */
 export function fromWireError(w: WireError): Error {
   if (w.kind === 'scenario') return new ScenarioError(w.field, w.reason);
-  if (w.kind === 'limit') return new LimitError(w.field, w.reason);
+  if (w.kind === 'limit') return new LimitError(w.field, w.reason, w.facts);
   return new Error(`worker: ${w.reason}`);
 }
 

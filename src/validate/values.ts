@@ -46,7 +46,7 @@ export function rejectUnknown(o: Obj, path: string, allowed: readonly string[]):
 
 /** `e` with its field put under `prefix` (`prefix.field`) when it is a ScenarioError or LimitError; else `e` itself. */
 export function reroot(e: unknown, prefix: string): unknown {
-  if (e instanceof LimitError) return new LimitError(`${prefix}.${e.field}`, e.reason);
+  if (e instanceof LimitError) return new LimitError(`${prefix}.${e.field}`, e.reason, e.facts);
   if (e instanceof ScenarioError) return new ScenarioError(`${prefix}.${e.field}`, e.reason);
   return e;
 }

@@ -1,4 +1,4 @@
-import { AbortError, LimitError, ScenarioError } from '../../model/errors.js';
+import { AbortError, LimitError, ScenarioError, type LimitFacts } from '../../model/errors.js';
 import { ServiceError, type CodeNumber } from '../rpc/status.js';
 
 /** Messages between the pool (main thread) and a worker. Errors cross as plain data. */
@@ -17,11 +17,13 @@ export interface WireError {
   readonly reason?: string;
   readonly code?: number;
   readonly stack?: string;
+  /** A LimitError's facts (bound, excess, admissibleRate). */
+  readonly facts?: LimitFacts;
 }
 
 export function toWire(e: unknown): WireError {
   if (e instanceof ScenarioError) return { kind: 'scenario', message: e.message, field: e.field, reason: e.reason };
-  if (e instanceof LimitError) return { kind: 'limit', message: e.message, field: e.field, reason: e.reason };
+  if (e instanceof LimitError) return { kind: 'limit', message: e.message, field: e.field, reason: e.reason, facts: e.facts };
   if (e instanceof AbortError) return { kind: 'abort', message: e.message };
   if (e instanceof ServiceError) return { kind: 'service', message: e.details, code: e.code, field: e.field };
   const err = e instanceof Error ? e : new Error(String(e));
@@ -34,7 +36,7 @@ export function fromWire(w: WireError): Error {
     case 'scenario':
       return new ScenarioError(w.field ?? 'scenario', w.reason ?? w.message);
     case 'limit':
-      return new LimitError(w.field ?? 'scenario', w.reason ?? w.message);
+      return new LimitError(w.field ?? 'scenario', w.reason ?? w.message, w.facts);
     case 'abort':
       return new AbortError(w.message);
     case 'service':

@@ -1,4 +1,6 @@
+import { CASCADE_STAGE_COST } from '../../model/arrivalTable.js';
 import { arrivalPmf } from '../../model/arrivals.js';
+import { geometricEntries, GEOMETRIC_REFERENCE_CAP } from '../../model/chainEntries.js';
 import { solveDense } from '../../model/dense.js';
 import { LIMITS } from '../../model/limits.js';
 import type { MmppProcess } from '../../model/mmpp/process.js';
@@ -11,7 +13,11 @@ export interface WorkEstimate {
   readonly states: number;
   /** Band width of the model's chain (largest jumps down and up, plus one). */
   readonly band: number;
-  /** states × band: the band entries every sweep and evaluation works through. */
+  /**
+   * The entries every sweep and evaluation works through, as compile.ts charges them
+   * (model/chainEntries.ts): states × band, or for one phase and exponential service the
+   * geometric reduction's (about states × 3B, whatever the band).
+   */
   readonly entries: number;
 }
 
@@ -24,7 +30,9 @@ const TAIL = 1e-10;
  * approximation of the queue at batch epochs, P(Q > q) ≈ exp(−2(B − m)q / v), with m and v the mean
  * and variance of the arrivals during a full batch (the arrivals' asymptotic dispersion for MMPP);
  * the band from the arrival-count law of the shortest and longest batch at the fastest phase
- * rate. The solve itself may still grow S (its tail check); maxStates bounds that.
+ * rate. The solve itself may still grow S (its tail check); maxStates bounds that. One phase with
+ * exponential service whose count laws are long enough for the cascade (arrivalTable.ts, here the
+ * mean of the shortest and longest batch's laws) is charged as the geometric reduction.
  */
 export function estimateWork(s: ValidatedScenario): WorkEstimate {
   const p = s.params;
@@ -33,11 +41,10 @@ export function estimateWork(s: ValidatedScenario): WorkEstimate {
   const M = proc?.phases ?? 1;
   const lambda = proc?.meanRate ?? p.arrivalRate;
   const peak = proc ? Math.max(...proc.rates) : p.arrivalRate;
-  const reach = (b: number): number => {
-    const pmf = arrivalPmf(p.distribution, peak, p.meanService[b], p.secondMoment[b], p.cv);
-    return pmf.offset + pmf.probs.length - 1 - b;
-  };
-  const upReach = Math.max(1, reach(1), reach(B));
+  const lawOf = (b: number) => arrivalPmf(p.distribution, peak, p.meanService[b], p.secondMoment[b], p.cv);
+  const [first, last] = [lawOf(1), lawOf(B)];
+  const reach = (pmf: typeof first, b: number): number => pmf.offset + pmf.probs.length - 1 - b;
+  const upReach = Math.max(1, reach(first, 1), reach(last, B));
   const band = (Math.max(B, 2) + 1) * M + (upReach + 1) * M - 1;
   let S = s.solver.maxQueue;
   if (!(S > 0)) {
@@ -48,7 +55,8 @@ export function estimateWork(s: ValidatedScenario): WorkEstimate {
     S = Math.min(LIMITS.maxQueue, Math.max(32, Math.ceil(q) + B + Math.max(16, B >> 2)));
   }
   const states = (S + 1) * M;
-  return { states, band, entries: states * band };
+  const geometric = M === 1 && p.distribution !== 'DETERMINISTIC' && p.cv === 1 && CASCADE_STAGE_COST < (first.probs.length + last.probs.length) / 2;
+  return { states, band, entries: geometric ? geometricEntries(states, Math.max(B, 2), B, GEOMETRIC_REFERENCE_CAP) : states * band };
 }
 
 /**
