@@ -78,7 +78,7 @@ export default async function run(ctx: BenchContext): Promise<BenchSection> {
     rows,
     notes: [
       `Adapter: ${gpu.adapterName} (${gpu.kind}). GPU ms/sweep = (a submit of k sweeps − a submit of one) / (k − 1), so upload and readback drop out; the CPU sweep is one thread, f64.`,
-      'A GPU Bellman sweep forms a product kernel’s per-axis sums as the CPU does (classes_axis.wgsl, one dispatch per axis after classes_pad; deterministic service, as here), so both work columns count the same multiply-adds (before 2026-12-03 the GPU summed every kernel by its rows: 4907694 at (60, 60)); evaluation sweeps still sum the rows of the one action they serve.',
+      'A GPU Bellman sweep forms a product kernel’s per-axis sums as the CPU does (classes_axis.wgsl, one dispatch per axis after classes_pad; deterministic service, as here), so both work columns count the same multiply-adds (before 2026-12-03 the GPU summed every kernel by its rows: 4907694 at (60, 60)); evaluation sweeps still sum the rows of the one action they serve. A solve’s f32 sweeps are nearly all evaluations (one Bellman sweep in BATCHWISE_GPU_EVAL_SWEEPS + 1 in the stage, none in the refinement), so its time moves little with the Bellman sweep’s.',
       'A solve on the GPU is the f32 stage (modified policy iteration, lumped overflow), the f64 refinement (per round one f64 step on the CPU and an f32 evaluation of the correction on the GPU, src/solve/classes/refine.ts), then the CPU’s f64 RVI from the refined values; f64 CPU sweeps counts the refinement’s steps and the RVI’s; the certificate is always the f64 one.',
     ],
   };
