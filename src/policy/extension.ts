@@ -115,14 +115,15 @@ export function* extendedSolutions(
   const mixedModes = M > 1;
   const measurable = Math.max(tableLevels, opts.minLevels ?? 0) + 5 * reach;
   let n = Math.max(mixedModes ? measurable : tableLevels + 2 * reach, opts.minLevels ?? 0, 64);
+  // The levels known to be needed: the first size, more than one whose top held too much, or where a clean decay puts the end.
+  let needed = n;
   for (;;) {
     throwIfAborted(opts.signal);
     if (n > maxLevels) {
       throw new LimitError(
         'policy',
         `its queue does not settle within ${maxLevels} ${M > 1 ? 'levels' : 'states'} (the bound maxBandEntries = ${LIMITS.maxBandEntries}): the policy is too close to instability`,
-        // The levels it asked for next against those allowed: a lower estimate of the excess.
-        { bound: 'maxBandEntries', excess: Math.max(n, maxLevels + 1) / maxLevels },
+        { bound: 'maxBandEntries', excess: Math.max(needed, maxLevels + 1) / maxLevels },
       );
     }
     const { nu, sums } = stationaryOfExtension(p, proc, policy, table, { levels: n, modes: 1, loLevels: lo, hiLevels: hi }, opts.signal);
@@ -143,10 +144,12 @@ export function* extendedSolutions(
     const above = clean ? massIn(s0, n) : 0;
     yield { stationary: nu, levels: n, sums, top, ...(clean ? { decay: { s0, above, perReach, reach } } : {}) };
     let next = 2 * n;
+    needed = n + 1;
     if (clean) {
       // Where the top window's mass falls 10× below the target, plus the distorted top.
       const windows = Math.log(EXTENSION_TOP_MASS / (10 * Math.max(top, Number.MIN_VALUE))) / Math.log(perReach);
-      next = Math.min(2 * n, Math.max(n + reach, Math.ceil(n + windows * reach * 1.1)));
+      needed = Math.max(n + reach, Math.ceil(n + windows * reach * 1.1));
+      next = Math.min(2 * n, needed);
     }
     if (n < maxLevels && next > maxLevels) next = maxLevels;
     n = next;

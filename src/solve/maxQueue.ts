@@ -1,5 +1,7 @@
-import { LimitError } from '../model/errors.js';
-import type { ArrivalTable } from '../model/arrivalTable.js';
+import { arrivalsOf, type ArrivalTable } from '../model/arrivalTable.js';
+import { LimitError, type LimitFacts } from '../model/errors.js';
+import { LIMITS } from '../model/limits.js';
+import { admissibleScale } from '../model/queueEstimate.js';
 import type { ModelParams } from '../model/scenario.js';
 import { tailQuantile, upperQuantile } from '../policy/evaluate.js';
 import { levelMass } from '../policy/extension.js';
@@ -52,4 +54,30 @@ export function tailMassAbove(stationary: Float64Array, M: number, S: number, B:
 export function grownMaxQueue(S: number, B: number, stationary: Float64Array, M: number): number {
   const q = upperQuantile(stationary.length / M, (s) => levelMass(stationary, M, s), TAIL_MASS_BOUND / 100);
   return Math.max(Math.ceil(1.25 * S) + B, withRoomToWait(q, B));
+}
+
+/**
+ * A refusal driven by the load, with its facts: the bound that bit, how far past it, and an
+ * estimate of the largest arrival rate within the bounds (model/queueEstimate.ts: the rate scale
+ * at which the estimated S fits maxQueue and the larger of the model's and the extension's charge
+ * fits maxBandEntries, the estimate for the bound that bit scaled up to what was observed here
+ * where that is more). Under MMPP every phase's rate is scaled in proportion and the estimate is
+ * of the mean rate. No estimate for another bound, or where none is found.
+ */
+export function loadRefusal(p: ModelParams, field: string, reason: string, facts: LimitFacts): LimitError {
+  const rate = arrivalsOf(p).meanRate;
+  const observed = (bound: string, allowed: number) => (facts.bound === bound ? (facts.excess ?? 0) * allowed : 0);
+  const byQueue = admissibleScale(p, (e) => e.S, LIMITS.maxQueue, observed('maxQueue', LIMITS.maxQueue));
+  const byEntries = admissibleScale(p, (e) => Math.max(e.entries, e.extensionEntries), LIMITS.maxBandEntries, observed('maxBandEntries', LIMITS.maxBandEntries));
+  const known = facts.bound === 'maxQueue' || facts.bound === 'maxBandEntries';
+  const scale = known && byQueue !== undefined && byEntries !== undefined ? Math.min(byQueue, byEntries) : undefined;
+  if (scale === undefined || !(scale < 1)) return new LimitError(field, reason, facts);
+  const admissibleRate = rate * scale;
+  const B = p.maxBatchSize;
+  const load = (r: number) => `${((100 * r * p.meanService[B]) / B).toPrecision(3)} %`;
+  const what = p.arrivalProcess ? 'a mean arrival rate (every phase scaled in proportion)' : 'an arrivalRate';
+  return new LimitError(field, `${reason}; ${what} up to about ${admissibleRate.toPrecision(3)} /s (load ${load(admissibleRate)} of capacity, against ${load(rate)} here) would fit, by estimate`, {
+    ...facts,
+    admissibleRate,
+  });
 }

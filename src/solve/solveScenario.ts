@@ -10,7 +10,7 @@ import { evaluatePolicy, type DetailedEvaluation } from '../policy/evaluate.js';
 import type { Policy } from '../policy/policy.js';
 import { resolveSolver } from './backends.js';
 import { sameActions } from './cpu/pi.js';
-import { grownMaxQueue, initialMaxQueue, tailMassAbove, TAIL_MASS_BOUND } from './maxQueue.js';
+import { grownMaxQueue, initialMaxQueue, loadRefusal, tailMassAbove, TAIL_MASS_BOUND } from './maxQueue.js';
 import { describeEvaluation, type SolveResult, type SolverFacts } from './result.js';
 import type { Solver, SolverOutput, SolverProgress } from './types.js';
 import { fitWarmStart, type WarmStart } from './warmStart.js';
@@ -66,7 +66,7 @@ export async function solveScenarioDetailed(input: unknown, opts: ScenarioSolveO
   if (fixedS && settings.maxQueue < MIN_MAX_QUEUE) {
     throw new ScenarioError('solver.maxQueue', `must be ≥ ${MIN_MAX_QUEUE}, or 0 for automatic (got ${settings.maxQueue})`);
   }
-  const tooClose = (e: LimitError) => tooCloseToCapacity(p, e.reason);
+  const tooClose = (e: LimitError) => tooCloseToCapacity(p, e);
   let S = fixedS ? settings.maxQueue : Math.max(opts.initialMaxQueue ?? initialMaxQueue(p, table, tooClose, opts.signal), MIN_MAX_QUEUE);
   const tried: number[] = [];
   let totalIterations = 0;
@@ -145,16 +145,13 @@ function compileGuarded(p: ModelParams, S: number, table: ArrivalTable, fixedS: 
     const M = table.phases;
     const field = M > 1 ? 'arrivalProcess' : 'arrivalRate';
     const why = M > 1 ? 'the load or the bursts are too heavy' : 'the load is too close to capacity';
-    throw new LimitError(
-      field,
-      `the automatic search for S needs S = ${S}, beyond the solver's bounds (${e.reason.startsWith('must') ? `S ${e.reason}` : e.reason}): ${why}`,
-    );
+    throw loadRefusal(p, field, `the automatic search for S needs S = ${S}, beyond the solver's bounds (${e.reason.startsWith('must') ? `S ${e.reason}` : e.reason}): ${why}`, e.facts);
   }
 }
 
 /** A valid scenario whose queue needs more room than the documented bounds allow. */
-function tooCloseToCapacity(p: ModelParams, detail: string): LimitError {
-  return new LimitError(p.arrivalProcess ? 'arrivalProcess' : 'arrivalRate', `is too close to capacity for the solver's bounds (${detail})`);
+function tooCloseToCapacity(p: ModelParams, e: LimitError): LimitError {
+  return loadRefusal(p, p.arrivalProcess ? 'arrivalProcess' : 'arrivalRate', `is too close to capacity for the solver's bounds (${e.reason})`, e.facts);
 }
 
 function facts(out: SolverOutput, model: CompiledModel, tried: number[], totalIterations: number, started: number, tailMass: number): SolverFacts {

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { AbortError, LimitError, ScenarioError } from '../../src/model/errors.js';
+import { fromWireError, toWireError } from '../../src/scaleout/protocol.js';
+import { fromWire, toWire } from '../../src/service/pool/wire.js';
 import { inField, toStatus } from '../../src/service/rpc/errorTable.js';
+import { reroot } from '../../src/validate/values.js';
 import { Code, ServiceError, cancelledByClient, deadlineExceeded, serverShuttingDown } from '../../src/service/rpc/status.js';
 
 describe('error → status table', () => {
@@ -43,5 +46,17 @@ describe('error → status table', () => {
       expect((e as ServiceError).field).toBe('scenario.objective.powerWeight');
       expect((e as ServiceError).code).toBe(Code.INVALID_ARGUMENT);
     }
+  });
+
+  it("a LimitError's facts (bound, excess, admissible rate) cross the pool's and the scale-out wire and a reroot; the status details stay field: reason", () => {
+    const e = new LimitError('arrivalRate', 'is too close to capacity (the bound maxBandEntries); an arrivalRate up to about 4.21e+3 /s would fit', { bound: 'maxBandEntries', excess: 1.5, admissibleRate: 4214 });
+    for (const back of [fromWire(toWire(e)), fromWireError(toWireError(e)), reroot(e, 'scenario')]) {
+      expect(back).toBeInstanceOf(LimitError);
+      expect((back as LimitError).facts).toEqual(e.facts);
+      expect((back as LimitError).reason).toBe(e.reason);
+    }
+    const s = toStatus(fromWire(toWire(e)), undefined, 'scenario.');
+    expect([s.code, s.field, s.details]).toEqual([Code.INVALID_ARGUMENT, 'scenario.arrivalRate', `scenario.arrivalRate: ${e.reason}`]);
+    expect(new LimitError('x', 'y').facts).toEqual({ bound: undefined, excess: undefined, admissibleRate: undefined });
   });
 });
