@@ -1,7 +1,7 @@
 import { arrivalsOf, type ArrivalTable } from '../model/arrivalTable.js';
 import { LimitError, type LimitFacts } from '../model/errors.js';
 import { LIMITS } from '../model/limits.js';
-import { admissibleScale } from '../model/queueEstimate.js';
+import { admissibleScale, type QueueEstimate } from '../model/queueEstimate.js';
 import type { ModelParams } from '../model/scenario.js';
 import { tailQuantile, upperQuantile } from '../policy/evaluate.js';
 import { levelMass } from '../policy/extension.js';
@@ -56,21 +56,36 @@ export function grownMaxQueue(S: number, B: number, stationary: Float64Array, M:
   return Math.max(Math.ceil(1.25 * S) + B, withRoomToWait(q, B));
 }
 
+/** A bound on the solve's size: its name (LimitFacts.bound), what it allows, and the estimate's figure it bounds. */
+export interface SizeBound {
+  readonly name: string;
+  readonly allowed: number;
+  readonly need: (e: QueueEstimate) => number;
+}
+
+/** The core's bounds: S ≤ maxQueue; the model's and the extension's charge ≤ maxBandEntries (chainEntries.ts). */
+export const CORE_BOUNDS: readonly SizeBound[] = [
+  { name: 'maxQueue', allowed: LIMITS.maxQueue, need: (e) => e.S },
+  { name: 'maxBandEntries', allowed: LIMITS.maxBandEntries, need: (e) => Math.max(e.entries, e.extensionEntries) },
+];
+
 /**
  * A refusal driven by the load, with its facts: the bound that bit, how far past it, and an
- * estimate of the largest arrival rate within the bounds (model/queueEstimate.ts: the rate scale
- * at which the estimated S fits maxQueue and the larger of the model's and the extension's charge
- * fits maxBandEntries, the estimate for the bound that bit scaled up to what was observed here
- * where that is more). Under MMPP every phase's rate is scaled in proportion and the estimate is
- * of the mean rate. No estimate for another bound, or where none is found.
+ * estimate of the largest arrival rate within every bound (model/queueEstimate.ts: the largest
+ * rate scale at which each bound's figure of the estimate fits, the one for the bound that bit
+ * scaled up to what was observed here where that is more). Under MMPP every phase's rate is
+ * scaled in proportion and the estimate is of the mean rate. No estimate when the bound that bit
+ * is not among `bounds`, or where none is found.
  */
-export function loadRefusal(p: ModelParams, field: string, reason: string, facts: LimitFacts): LimitError {
+export function loadRefusal(p: ModelParams, field: string, reason: string, facts: LimitFacts, bounds: readonly SizeBound[] = CORE_BOUNDS): LimitError {
   const rate = arrivalsOf(p).meanRate;
-  const observed = (bound: string, allowed: number) => (facts.bound === bound ? (facts.excess ?? 0) * allowed : 0);
-  const byQueue = admissibleScale(p, (e) => e.S, LIMITS.maxQueue, observed('maxQueue', LIMITS.maxQueue));
-  const byEntries = admissibleScale(p, (e) => Math.max(e.entries, e.extensionEntries), LIMITS.maxBandEntries, observed('maxBandEntries', LIMITS.maxBandEntries));
-  const known = facts.bound === 'maxQueue' || facts.bound === 'maxBandEntries';
-  const scale = known && byQueue !== undefined && byEntries !== undefined ? Math.min(byQueue, byEntries) : undefined;
+  let scale: number | undefined = bounds.some((b) => b.name === facts.bound) ? 1 : undefined;
+  for (const b of bounds) {
+    if (scale === undefined) break;
+    const observed = facts.bound === b.name ? (facts.excess ?? 0) * b.allowed : 0;
+    const fits = admissibleScale(p, b.need, b.allowed, observed);
+    scale = fits === undefined ? undefined : Math.min(scale, fits);
+  }
   if (scale === undefined || !(scale < 1)) return new LimitError(field, reason, facts);
   const admissibleRate = rate * scale;
   const B = p.maxBatchSize;

@@ -1,4 +1,5 @@
 import { LimitError } from '../../model/errors.js';
+import type { QueueEstimate } from '../../model/queueEstimate.js';
 import type { ValidatedScenario } from '../../model/scenario.js';
 import type { Policy } from '../../policy/policy.js';
 import { runPlanningCall, type PlanningCall, type PlanningResponse } from '../../plan/request.js';
@@ -8,6 +9,7 @@ import { evaluateScenarioPolicy } from '../../solve/evaluateScenario.js';
 import { latencyOfSolved, type LatencyOutcome } from '../../latency/summary.js';
 import type { EvaluationResult, SolveResult } from '../../solve/result.js';
 import { solveScenarioDetailed, type WarmStart } from '../../solve/solveScenario.js';
+import { CORE_BOUNDS, loadRefusal } from '../../solve/maxQueue.js';
 import type { SolverProgress } from '../../solve/types.js';
 import { runFleetPlanCall, runFleetSimulateCall, type FleetPlanAnswer, type FleetPlanCall, type FleetSimulateCall } from '../../fleet/request.js';
 import type { FleetRun } from '../../fleet/run.js';
@@ -154,9 +156,11 @@ export const JOBS: { readonly [K in JobKind]: JobFn<K> } = {
 
 function statesLimit(job: SolveJob, S: number): LimitError {
   const explicit = job.scenario.solver.maxQueue > 0;
-  return new LimitError(
-    explicit ? 'solver.maxQueue' : 'arrivalRate',
-    `the solve needs ${solveStates(job.scenario, S)} states, above this server's maxStates = ${job.maxStates}` +
-      (explicit ? '' : ' (the load is too close to capacity for this server)'),
-  );
+  const states = solveStates(job.scenario, S);
+  const facts = { bound: 'maxStates', excess: states / job.maxStates };
+  const reason = `the solve needs ${states} states, above this server's maxStates = ${job.maxStates}`;
+  if (explicit) return new LimitError('solver.maxQueue', reason, facts);
+  // The load is too close to capacity for this server: with an estimate of the load that fits its bound and the core's.
+  const bounds = [...CORE_BOUNDS, { name: 'maxStates', allowed: job.maxStates, need: (e: QueueEstimate) => e.states }];
+  return loadRefusal(job.scenario.params, 'arrivalRate', `${reason} (the load is too close to capacity for this server)`, facts, bounds);
 }
