@@ -4,7 +4,7 @@
  * `dist/` built), and the loop that alternates the two builds run by run, so that a change of
  * load on the machine falls on both alike.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,7 +14,13 @@ export function baselineEntry(): { dir: string; entry: string } | { missing: str
   const dir = process.env.BATCHWISE_BENCH_BASELINE;
   const entry = dir ? join(dir, 'dist', 'src', 'index.js') : undefined;
   if (!dir || !entry || !existsSync(entry)) return { missing: `Not run: set BATCHWISE_BENCH_BASELINE to a checkout with dist/ built (${entry ?? 'unset'}).` };
-  return { dir, entry };
+  return { dir: `${dir}${baselineCommit(dir)}`, entry };
+}
+
+/** ", commit abc1234 of 2026-11-30" when dir is a git checkout (the path alone does not say which build it was), else "". */
+function baselineCommit(dir: string): string {
+  const r = spawnSync('git', ['-C', dir, 'log', '-1', '--format=%h of %cs'], { encoding: 'utf8' });
+  return r.status === 0 && r.stdout.trim() ? `, commit ${r.stdout.trim()}` : '';
 }
 
 /** One timed run: its milliseconds and its answer, or why there is none. */
