@@ -1,4 +1,6 @@
 import type { GeometricCascade } from './arrivalTable.js';
+import { LimitError } from './errors.js';
+import { LIMITS } from './limits.js';
 
 /**
  * How many entries (f64 words) the exact evaluation of a policy really holds: what
@@ -34,6 +36,20 @@ export function evaluatedWithoutBand(model: { readonly M: number; readonly casca
 /** Entries of a dense band of n states reaching lo below and hi above the diagonal. */
 export function bandEntries(n: number, lo: number, hi: number): number {
   return n * (lo + hi + 1);
+}
+
+/**
+ * Where the geometric reduction meets a zero pivot it cannot step round, the dense band is the
+ * fallback; the model or extension was bounded by the reduction's charge, so the band may not
+ * fit: then a refusal on `field`, `what` saying which chain.
+ */
+export function checkBandFallback(field: string, what: string, n: number, lo: number, hi: number): void {
+  const entries = bandEntries(n, lo, hi);
+  if (entries <= LIMITS.maxBandEntries) return;
+  throw new LimitError(field, `${what} needs the band here (${entries} entries), over the bound maxBandEntries = ${LIMITS.maxBandEntries}`, {
+    bound: 'maxBandEntries',
+    excess: entries / LIMITS.maxBandEntries,
+  });
 }
 
 /** Entries the explicit censored chain of the states 0..ref holds (geometricFactor.ts censoredChain, in its chain memory). */

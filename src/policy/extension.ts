@@ -1,6 +1,6 @@
 import type { ArrivalTable } from '../model/arrivalTable.js';
 import { LimitError, throwIfAborted } from '../model/errors.js';
-import { bandEntries, evaluatedWithoutBand, geometricStatesWithin } from '../model/chainEntries.js';
+import { checkBandFallback, evaluatedWithoutBand, geometricStatesWithin } from '../model/chainEntries.js';
 import { LIMITS } from '../model/limits.js';
 import type { MmppProcess } from '../model/mmpp/process.js';
 import type { ModelParams } from '../model/scenario.js';
@@ -53,13 +53,7 @@ function stationaryOfExtension(p: ModelParams, proc: MmppProcess, policy: Policy
     const nu = geometricStationary(extendedRows(table.cascade!, act, shape.loLevels), signal);
     if (nu) return { nu, sums: stateSums(p, proc, table, shape, branches) };
     // A zero pivot the reduction could not step round: the band, if it fits (the levels were bounded by the reduction's charge).
-    const entries = bandEntries(shape.levels, shape.loLevels, shape.hiLevels);
-    if (entries > LIMITS.maxBandEntries) {
-      throw new LimitError('policy', `its chain over ${shape.levels} states needs the band here (${entries} entries), over the bound maxBandEntries = ${LIMITS.maxBandEntries}`, {
-        bound: 'maxBandEntries',
-        excess: entries / LIMITS.maxBandEntries,
-      });
-    }
+    checkBandFallback('policy', `its chain over ${shape.levels} states`, shape.levels, shape.loLevels, shape.hiLevels);
   }
   const { chain, sums } = buildStateChain(p, proc, table, shape, branches);
   return { nu: solveChain(chain, { ref: chain.n - 1, stationaryOnly: true, signal }).stationary, sums };

@@ -1,4 +1,5 @@
 import type { GeometricCascade } from '../model/arrivalTable.js';
+import { evaluatedWithoutBand } from '../model/chainEntries.js';
 import type { CompiledModel } from '../model/compile.js';
 import { factorFrom, reduce, solveReduced, stationaryOf, type GeometricRows } from './geometricFactor.js';
 
@@ -12,7 +13,7 @@ export type { GeometricRows } from './geometricFactor.js';
 
 /** Whether the structured reduction applies to this model and policy (else the banded one of modelChain.ts). */
 export function hasGeometricLaws(model: CompiledModel, policy: Int32Array): boolean {
-  return model.M === 1 && model.cascade?.shape === 1 && policy[model.S] > 0;
+  return evaluatedWithoutBand(model) && policy[model.S] > 0;
 }
 
 /** The policy's chain on the model (modelChain.ts writeRow), with the exact law and the §4 tail coefficients. */

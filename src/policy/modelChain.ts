@@ -1,7 +1,5 @@
-import { bandEntries, evaluatedWithoutBand, GEOMETRIC_REFERENCE_CAP } from '../model/chainEntries.js';
+import { checkBandFallback, evaluatedWithoutBand, GEOMETRIC_REFERENCE_CAP } from '../model/chainEntries.js';
 import { modelBand, type CompiledModel } from '../model/compile.js';
-import { LimitError } from '../model/errors.js';
-import { LIMITS } from '../model/limits.js';
 import { BandChain, solveChain, type ChainFactor } from './chain.js';
 import { hasGeometricLaws, solveGeometric } from './geometricChain.js';
 
@@ -46,12 +44,7 @@ export function evaluateOnModel(model: CompiledModel, policy: Int32Array, ref?: 
   const n = (model.S + 1) * model.M;
   const { lo, hi } = modelBand(model);
   // The model was bounded by what the geometric reduction holds (chainEntries.ts); the band may not fit.
-  if (evaluatedWithoutBand(model) && bandEntries(n, lo, hi) > LIMITS.maxBandEntries) {
-    throw new LimitError('solver.maxQueue', `S = ${model.S}: the geometric reduction met a zero pivot and the band (${bandEntries(n, lo, hi)} entries) is over the bound maxBandEntries = ${LIMITS.maxBandEntries}`, {
-      bound: 'maxBandEntries',
-      excess: bandEntries(n, lo, hi) / LIMITS.maxBandEntries,
-    });
-  }
+  if (evaluatedWithoutBand(model)) checkBandFallback('solver.maxQueue', `S = ${model.S}: the geometric reduction met a zero pivot and its chain`, n, lo, hi);
   // The previous chain is rewritten where the actions differ ([bottom, top)), or a new one built.
   const shared = sharedWith(previous, model, policy);
   const ch = shared ? previous!.reusable!.chain : modelBandChain(model, n, lo, hi);
