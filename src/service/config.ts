@@ -20,7 +20,8 @@ export interface ServiceLimits {
   /** Calls one peer (client connection) may have waiting for a worker; past this, RESOURCE_EXHAUSTED. */
   readonly maxQueuedPerPeer: number;
   /**
-   * Most estimated work of one call: band entries (states × band width) of its solves, summed
+   * Most estimated work of one call: chain entries of its solves as compile.ts charges them
+   * (states × band width, or the geometric reduction’s ~3B a state: model/chainEntries.ts), summed
    * over a batch's scenarios not answered from the cache (solving/work.ts); past this,
    * RESOURCE_EXHAUSTED before any solve starts.
    */

@@ -69,6 +69,16 @@ export const CORE_BOUNDS: readonly SizeBound[] = [
   { name: 'maxBandEntries', allowed: LIMITS.maxBandEntries, need: (e) => Math.max(e.entries, e.extensionEntries) },
 ];
 
+/** The scenario field a load refusal names: the arrival process under MMPP, the rate otherwise. */
+export function loadField(p: ModelParams): 'arrivalProcess' | 'arrivalRate' {
+  return p.arrivalProcess ? 'arrivalProcess' : 'arrivalRate';
+}
+
+/** What a load refusal blames: the bursts too under MMPP. */
+export function loadCause(p: ModelParams): string {
+  return p.arrivalProcess ? 'the load or the bursts are too heavy' : 'the load is too close to capacity';
+}
+
 /**
  * A refusal driven by the load, with its facts: the bound that bit, how far past it, and an
  * estimate of the largest arrival rate within every bound (model/queueEstimate.ts: the largest

@@ -10,7 +10,7 @@ import { evaluatePolicy, type DetailedEvaluation } from '../policy/evaluate.js';
 import type { Policy } from '../policy/policy.js';
 import { resolveSolver } from './backends.js';
 import { sameActions } from './cpu/pi.js';
-import { grownMaxQueue, initialMaxQueue, loadRefusal, tailMassAbove, TAIL_MASS_BOUND } from './maxQueue.js';
+import { grownMaxQueue, initialMaxQueue, loadCause, loadField, loadRefusal, tailMassAbove, TAIL_MASS_BOUND } from './maxQueue.js';
 import { describeEvaluation, type SolveResult, type SolverFacts } from './result.js';
 import type { Solver, SolverOutput, SolverProgress } from './types.js';
 import { fitWarmStart, type WarmStart } from './warmStart.js';
@@ -142,16 +142,13 @@ function compileGuarded(p: ModelParams, S: number, table: ArrivalTable, fixedS: 
   } catch (e) {
     if (!(e instanceof LimitError) || fixedS) throw e;
     // Say which bound bit and by how much (the compile error's own words), not only the list of bounds.
-    const M = table.phases;
-    const field = M > 1 ? 'arrivalProcess' : 'arrivalRate';
-    const why = M > 1 ? 'the load or the bursts are too heavy' : 'the load is too close to capacity';
-    throw loadRefusal(p, field, `the automatic search for S needs S = ${S}, beyond the solver's bounds (${e.reason.startsWith('must') ? `S ${e.reason}` : e.reason}): ${why}`, e.facts);
+    throw loadRefusal(p, loadField(p), `the automatic search for S needs S = ${S}, beyond the solver's bounds (${e.reason.startsWith('must') ? `S ${e.reason}` : e.reason}): ${loadCause(p)}`, e.facts);
   }
 }
 
 /** A valid scenario whose queue needs more room than the documented bounds allow. */
 function tooCloseToCapacity(p: ModelParams, e: LimitError): LimitError {
-  return loadRefusal(p, p.arrivalProcess ? 'arrivalProcess' : 'arrivalRate', `is too close to capacity for the solver's bounds (${e.reason})`, e.facts);
+  return loadRefusal(p, loadField(p), `is too close to capacity for the solver's bounds (${e.reason})`, e.facts);
 }
 
 function facts(out: SolverOutput, model: CompiledModel, tried: number[], totalIterations: number, started: number, tailMass: number): SolverFacts {

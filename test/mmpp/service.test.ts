@@ -60,6 +60,22 @@ describe('bursty scenarios over gRPC (real server on 127.0.0.1:0)', () => {
     });
   });
 
+  it('an automatic S past maxStates under MMPP is refused on arrivalProcess, with a mean rate that would fit', async () => {
+    // At a mean 3,000 /s the solve settles near S = 3,565 levels: 7,132 states with two phases, over 5,000.
+    const heavy: Scenario = { ...BURSTY, arrivalProcess: { burst: { meanRate: 3000, peakToMean: 2.5, meanBurstSeconds: 0.05, meanGapSeconds: 0.2 } } };
+    const e = (await h.client().solve(heavy).then(
+      () => undefined,
+      (x: unknown) => x,
+    )) as { field: string; reason: string };
+    expect(e).toMatchObject({
+      field: 'scenario.arrivalProcess',
+      reason: expect.stringMatching(/maxStates = 5000 \(the load or the bursts are too heavy for this server\); a mean arrival rate \(every phase scaled in proportion\) up to about \S+ \/s/),
+    });
+    const estimate = Number(/up to about (\S+) \/s/.exec(e.reason)![1]);
+    expect(estimate).toBeLessThan(3000);
+    expect(estimate).toBeGreaterThan(1000);
+  });
+
   it('invalid arrival processes are INVALID_ARGUMENT with the field path', async () => {
     const bad = { ...BURSTY, arrivalProcess: { mmpp: { rates: [1000, 3000], generator: [-5, 5, 0, 0] } } };
     await expect(h.client().solve(bad)).rejects.toMatchObject({ field: 'scenario.arrivalProcess.mmpp.generator' });

@@ -27,14 +27,14 @@ describe('work limits, checked before the work starts (docs/service.md, Limits)'
     const single = await failure(h.client().solve(big));
     expect(single.codeName).toBe('RESOURCE_EXHAUSTED');
     expect(single.field).toBe('scenario');
-    expect(single.details).toMatch(/^scenario: the solve needs an estimated 3\.\d+e\+6 band entries .*maxWorkPerCall = 4\.000e\+5$/);
+    expect(single.details).toMatch(/^scenario: the solve needs an estimated 3\.\d+e\+6 chain entries .*maxWorkPerCall = 4\.000e\+5$/);
     // 300 points of about 2,500 band entries each. Refused as a whole, before any result.
     const grid = { base: specScenario(1000, 1e-4), arrivalRate: Array.from({ length: 30 }, (_, i) => 100 * (i + 1)), powerWeight: Array.from({ length: 10 }, (_, i) => 1e-5 * (i + 1)) };
     const got: ScenarioResult[] = [];
     const batch = await failure(drain(h.client().solveBatch({ grid }), got));
     expect(batch.codeName).toBe('RESOURCE_EXHAUSTED');
     expect(batch.field).toBe('grid');
-    expect(batch.details).toMatch(/^grid: its 300 scenarios to solve need an estimated .* band entries \(states × band width, summed over the scenarios\), above this server's maxWorkPerCall/);
+    expect(batch.details).toMatch(/^grid: its 300 scenarios to solve need an estimated .* chain entries \(states × band width, or for one phase with exponential service the geometric reduction’s about 3B a state, summed over the scenarios\), above this server's maxWorkPerCall/);
     expect(got).toEqual([]);
     expect(h.jobEnds.filter((e) => e.kind === 'solve')).toEqual([]);
     // A tenth of it passes.
@@ -56,7 +56,7 @@ describe('work limits, checked before the work starts (docs/service.md, Limits)'
     const near = specScenario(4900, 1e-4);
     const evaluate = await failure(client.evaluate(near, 'control-limit:3'));
     expect(evaluate.codeName).toBe('RESOURCE_EXHAUSTED');
-    expect(evaluate.details).toMatch(/^scenario: the evaluation needs an estimated 1\.\d+e\+5 band entries .*maxWorkPerCall = 1\.000e\+5$/);
+    expect(evaluate.details).toMatch(/^scenario: the evaluation needs an estimated 1\.\d+e\+5 chain entries .*maxWorkPerCall = 1\.000e\+5$/);
     for (const [m, req, what] of [
       ['Simulate', { scenario: near, policy: 'optimal' }, 'the solve for the optimal policy needs'],
       ['Plan', { scenario: near, latencyTarget: 0.05 }, 'each of its solves needs'],

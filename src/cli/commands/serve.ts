@@ -64,7 +64,7 @@ export function registerServe(program: Command): void {
     .addOption(opt('--workers <n>', 'solver worker threads = max concurrent solves (default: CPU count)', 'BATCHWISE_WORKERS').argParser(int(1, 256)))
     .addOption(opt('--max-queued <n>', 'requests that may wait for a worker before RESOURCE_EXHAUSTED (default 64)', 'BATCHWISE_MAX_QUEUED').argParser(int(0, 1_000_000)))
     .addOption(opt('--max-queued-per-peer <n>', 'calls one client connection may have waiting for a worker (default 16)', 'BATCHWISE_MAX_QUEUED_PER_PEER').argParser(int(1, 1_000_000)))
-    .addOption(opt('--max-work-per-call <n>', 'most estimated band entries (states × band width, summed over a batch) one call may solve (default 1e10)', 'BATCHWISE_MAX_WORK_PER_CALL').argParser(positive))
+    .addOption(opt('--max-work-per-call <n>', 'most estimated chain entries (states × band width, or ~3B a state with exponential service; summed over a batch) one call may solve (default 1e10)', 'BATCHWISE_MAX_WORK_PER_CALL').argParser(positive))
     .addOption(opt('--max-states <n>', 'most states (S + 1) one solve may use', 'BATCHWISE_MAX_STATES').argParser(int(2, 1_000_000)))
     .addOption(opt('--max-batch-size <n>', 'largest maxBatchSize accepted', 'BATCHWISE_MAX_BATCH_SIZE').argParser(int(1, 1024)))
     .addOption(opt('--max-batch-scenarios <n>', 'most scenarios in one SolveBatch (default 10000)', 'BATCHWISE_MAX_BATCH_SCENARIOS').argParser(int(1, 10_000_000)))

@@ -62,7 +62,7 @@ export async function scenarioParser(raw: unknown, deps: ServiceDeps, ctx: CallC
 
 /**
  * maxWorkPerCall for a call that builds the scenario's model (Evaluate, Simulate with the optimal
- * policy, the planning RPCs): checked on one model's estimated band entries before any work
+ * policy, the planning RPCs): checked on one model's estimated chain entries before any work
  * starts. The planning RPCs build several such models one after another; the bound is on each.
  */
 export function checkModelWork(scenario: ValidatedScenario, deps: ServiceDeps, ctx: CallContext, what: string): void {

@@ -9,7 +9,7 @@ import { evaluateScenarioPolicy } from '../../solve/evaluateScenario.js';
 import { latencyOfSolved, type LatencyOutcome } from '../../latency/summary.js';
 import type { EvaluationResult, SolveResult } from '../../solve/result.js';
 import { solveScenarioDetailed, type WarmStart } from '../../solve/solveScenario.js';
-import { CORE_BOUNDS, loadRefusal } from '../../solve/maxQueue.js';
+import { CORE_BOUNDS, loadCause, loadField, loadRefusal } from '../../solve/maxQueue.js';
 import type { SolverProgress } from '../../solve/types.js';
 import { runFleetPlanCall, runFleetSimulateCall, type FleetPlanAnswer, type FleetPlanCall, type FleetSimulateCall } from '../../fleet/request.js';
 import type { FleetRun } from '../../fleet/run.js';
@@ -162,5 +162,6 @@ function statesLimit(job: SolveJob, S: number): LimitError {
   if (explicit) return new LimitError('solver.maxQueue', reason, facts);
   // The load is too close to capacity for this server: with an estimate of the load that fits its bound and the core's.
   const bounds = [...CORE_BOUNDS, { name: 'maxStates', allowed: job.maxStates, need: (e: QueueEstimate) => e.states }];
-  return loadRefusal(job.scenario.params, 'arrivalRate', `${reason} (the load is too close to capacity for this server)`, facts, bounds);
+  const p = job.scenario.params;
+  return loadRefusal(p, loadField(p), `${reason} (${loadCause(p)} for this server)`, facts, bounds);
 }

@@ -32,12 +32,15 @@ export function estimateWork(s: ValidatedScenario): WorkEstimate {
   return { states: e.states, band: e.band, entries: e.entries };
 }
 
+/** How the entries are counted, as compile.ts charges them (model/chainEntries.ts). */
+const CHARGE = 'states × band width, or for one phase with exponential service the geometric reduction’s about 3B a state';
+
 /** Refuses a call whose estimated work passes the server's bound, before any of it starts. */
 export function checkWork(entries: number, maxWorkPerCall: number, field: string, what: string): void {
   if (entries > maxWorkPerCall) {
     throw new ServiceError(
       Code.RESOURCE_EXHAUSTED,
-      `${field}: ${what} an estimated ${entries.toExponential(3)} band entries (states × band width${field === 'grid' || field.startsWith('list') ? ', summed over the scenarios' : ''}), above this server's maxWorkPerCall = ${maxWorkPerCall.toExponential(3)}`,
+      `${field}: ${what} an estimated ${entries.toExponential(3)} chain entries (${CHARGE}${field === 'grid' || field.startsWith('list') ? ', summed over the scenarios' : ''}), above this server's maxWorkPerCall = ${maxWorkPerCall.toExponential(3)}`,
       field,
     );
   }
