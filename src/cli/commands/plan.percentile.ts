@@ -15,7 +15,7 @@ export function formatPercentilePlan(r: PercentilePlanResult, B: number): string
     ...policyLines(x, B),
     `    E[R] ${formatDuration(x.meanResponseTime)}, E[P] ${formatPower(x.meanPower)}, utilisation ${(x.utilization * 100).toFixed(2)} %, mean batch ${x.meanBatchSize.toFixed(3)}`,
     `  Optimal within ${r.family.name} (${r.family.size} policies), not over all policies.`,
-    `  Examined in increasing ${r.objective === 'power' ? 'power' : 'cost'}: ${r.examined} response-time laws, ${r.ruledOut} more ruled out by a bound without one.`,
+    `  Examined in increasing ${r.objective === 'power' ? 'power' : 'cost'}${r.family.perPhaseLimits > 0 ? ' (the per-phase limits in a second pass, below the first pass’s answer)' : ''}: ${r.examined} response-time laws, ${r.ruledOut} more ruled out by a bound without one.`,
   ];
 }
 
