@@ -309,9 +309,11 @@ describe('batch collector', () => {
 
   it('runs a round once every participant waits, and re-batches those that come back', async () => {
     const rounds: number[][] = [];
-    const c = new BatchCollector(async (jobs) => {
-      rounds.push(jobs.map((j) => j.model.S));
-      return jobs.map((j) => ({ adapter: 'fake', result: { lower: j.model.S, upper: j.model.S, sweeps: 1, stop: 'converged' as const } }));
+    const c = new BatchCollector({
+      single: async (jobs) => {
+        rounds.push(jobs.map((j) => j.model.S));
+        return jobs.map((j) => ({ adapter: 'fake', result: { lower: j.model.S, upper: j.model.S, sweeps: 1, stop: 'converged' as const } }));
+      },
     });
     c.join();
     c.join();
@@ -336,8 +338,10 @@ describe('batch collector', () => {
   });
 
   it('passes a failed round to every waiting solve', async () => {
-    const c = new BatchCollector(async () => {
-      throw new Error('device lost');
+    const c = new BatchCollector({
+      single: async () => {
+        throw new Error('device lost');
+      },
     });
     c.join();
     c.join();
