@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { ScenarioError } from '../../src/model/errors.js';
+import { AbortError, ScenarioError } from '../../src/model/errors.js';
 import type { Distribution, Scenario } from '../../src/model/scenario.js';
 import { solveScenariosOnGpu, type GpuBatchItem, type GpuBatchOptions } from '../../src/solve/gpuBatch.js';
 import { releaseGpu } from '../../src/solve/gpu/device.js';
@@ -12,7 +12,7 @@ import type { JobKind } from '../../src/solve/gpu/collector.js';
 import { scenarioOf, type CaseClass } from '../classes/support.js';
 import { rng } from '../helpers/random.js';
 import { gpuForTests } from './gpuEnv.js';
-import { expectSameAsCpu } from './solveCompare.js';
+import { expectSameAsCpu, expectSameClassesAsCpu } from './solveCompare.js';
 
 const gpu = await gpuForTests();
 afterAll(releaseGpu);
@@ -68,16 +68,6 @@ const TWO_CLASS: CaseClass[][] = [
   [{ ...det, rate: 150, B: 3, S: 10 }, { ...det, name: 'b', rate: 90, B: 2, perItem: 0.003, w: 1.5, law: 'EXPONENTIAL', S: 20 }],
 ];
 const twoClass = (cls: CaseClass[], backend: 'GPU' | 'CPU'): object => ({ ...(scenarioOf(cls, 40, 1e-3) as object), solver: { tolerance: 1e-9, backend } });
-
-/** Both certified: each interval holds the other's within the tolerance, and the same policy. */
-function expectSameClasses(r: ClassesSolveResult, cpu: ClassesSolveResult): void {
-  const tol = 1e-9 * cpu.averageCostUpper;
-  expect(r.averageCostUpper - r.averageCostLower).toBeLessThanOrEqual(tol);
-  expect(r.averageCostLower).toBeLessThanOrEqual(cpu.averageCostUpper + tol);
-  expect(r.averageCostUpper).toBeGreaterThanOrEqual(cpu.averageCostLower - tol);
-  expect(r.policy.serveClass).toEqual(cpu.policy.serveClass);
-  expect(r.policy.batch).toEqual(cpu.policy.batch);
-}
 
 describe(`batched GPU solves${gpu.skip}`, () => {
   it.skipIf(!gpu.ctx)('a batch of 64 different scenarios (one dispatch per sweep for all) equals 64 single solves', async () => {
@@ -175,7 +165,7 @@ describe(`batched GPU solves${gpu.skip}`, () => {
       const r = classesOf(items.get(i));
       expect(r.solver.backend).toBe('webgpu');
       expect(r.solver.gpuIterations).toBeGreaterThan(0);
-      expectSameClasses(r, await solveClassesScenario(twoClass(cls, 'CPU')));
+      expectSameClassesAsCpu(r, await solveClassesScenario(twoClass(cls, 'CPU')));
       // Its arithmetic in the batches is the same as alone on the GPU.
       const alone = await solveClassesScenario(twoClass(cls, 'GPU'));
       expect(r.solver.gpuIterations).toBe(alone.solver.gpuIterations);
@@ -193,11 +183,20 @@ describe(`batched GPU solves${gpu.skip}`, () => {
     // The first round: both single-class stages in one batch, both joint stages in another.
     expect(batches.slice(0, 2)).toEqual([{ kind: 'single', size: 2 }, { kind: 'joint', size: 2 }]);
     for (const [k, i] of [0, 2].entries()) expectSameAsCpu(resultOf(items.get(i)), await solveScenario(single[k], { backend: 'CPU' }));
-    for (const [k, i] of [1, 3].entries()) expectSameClasses(classesOf(items.get(i)), await solveClassesScenario(twoClass(classes[k], 'CPU')));
+    for (const [k, i] of [1, 3].entries()) expectSameClassesAsCpu(classesOf(items.get(i)), await solveClassesScenario(twoClass(classes[k], 'CPU')));
     const bad = items.get(4);
     expect(bad && 'error' in bad && bad.error).toBeInstanceOf(ScenarioError);
     expect(bad && 'error' in bad && (bad.error as ScenarioError).field).toBe('classes[1].latencyWeight');
   }, 300_000);
+
+  it.skipIf(!gpu.ctx)('a batch of multi-class scenarios cancelled during its first joint batch: every item an AbortError, and the batch ends', async () => {
+    const ac = new AbortController();
+    const items = await collect(
+      TWO_CLASS.map((cls) => twoClass(cls, 'GPU')),
+      { signal: ac.signal, hooks: { afterSubmit: () => ac.abort() } },
+    );
+    for (const item of items.values()) expect('error' in item && item.error).toBeInstanceOf(AbortError);
+  });
 
   it.skipIf(!gpu.ctx)('scenarios that ask for the CPU are solved there', async () => {
     const s = { ...smallCase(300), solver: { backend: 'CPU' as const } };
