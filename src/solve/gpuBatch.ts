@@ -1,18 +1,21 @@
+import type { ValidatedClassesScenario } from '../model/classes/params.js';
+import { isClassesInput, validateClassesScenario } from '../model/classes/validate.js';
 import { AbortError } from '../model/errors.js';
 import type { ValidatedScenario } from '../model/scenario.js';
 import { validateScenario } from '../model/validate.js';
 import { BackendUnavailableError, cpuSolver } from './backends.js';
-import { gpuPaysOff, modelSize, sweepWork } from './gpu/autoRule.js';
-import { BatchCollector, type BatchRunner } from './gpu/collector.js';
+import type { ClassesSolveResult } from './classes/result.js';
+import { isValidatedClasses, solveClassesScenario } from './classes/solveClasses.js';
+import { BatchCollector, type JobKind } from './gpu/collector.js';
 import { acquireGpu, type GpuContext } from './gpu/device.js';
 import { readFlags, type GpuFlags } from './gpu/flags.js';
-import { gpuLogger } from './gpu/log.js';
-import { largestBinding } from './gpu/pack.js';
-import { batchedRvi, bindingLimit, type GpuRunHooks } from './gpu/rvi.js';
+import { roundRunners } from './gpu/roundRunners.js';
+import type { GpuRunHooks } from './gpu/rvi.js';
 import { gpuSolver } from './gpu/solver.js';
+import { jointStage } from './gpu/stage.js';
 import type { SolveResult } from './result.js';
 import { solveScenarioDetailed, type WarmStart } from './solveScenario.js';
-import type { Solver } from './types.js';
+import type { JointGpuStage, Solver } from './types.js';
 
 export interface GpuBatchOptions {
   /** GPU: every scenario's f32 stage on the GPU; AUTO: only batches the AUTO rule sends there. Default GPU. */
@@ -26,6 +29,13 @@ export interface GpuBatchOptions {
   readonly hooks?: GpuRunHooks;
   /** The f64 polish (default: CPU policy iteration). */
   readonly polish?: Solver;
+  /**
+   * Solves a multi-class scenario with the batch's joint stage (default: solveClassesScenario with
+   * it; the service adds its cache, warm starts and bound on states).
+   */
+  readonly solveClasses?: (index: number, scenario: ValidatedClassesScenario, run: { readonly signal: AbortSignal; readonly jointStage: JointGpuStage }) => Promise<ClassesSolveResult>;
+  /** Told of each GPU batch the collector runs: its model kind and how many jobs it held. */
+  readonly onBatch?: (batch: { readonly kind: JobKind; readonly size: number }) => void;
 }
 
 export type GpuBatchItem =
@@ -35,12 +45,15 @@ export type GpuBatchItem =
       /** Final values and policy, to cache or to warm-start neighbours. */
       readonly warmStart: { readonly values: Float64Array; readonly policy: Int32Array; readonly phases: number };
     }
+  | { readonly index: number; readonly classes: ClassesSolveResult }
   | { readonly index: number; readonly error: Error };
 
 /**
- * Solves many scenarios with one GPU batch per round: every scenario's model (its own S, B
+ * Solves many scenarios with GPU batches shared per round: every scenario's model (its own S, B
  * and number of arrival phases M, Poisson and MMPP alike) is packed into shared buffers and
  * iterated in the same dispatches; a scenario whose S must grow re-enters the next round.
+ * Multi-class scenarios (a `classes` field, or validated; docs/model.md §10) share the rounds:
+ * their joint f32 stages in one batch, their refinements' residual evaluations in another.
  * Each result is certified in f64 on the CPU exactly as a single GPU solve is, so a batch
  * gives the same answers as solving one by one. Yields one item per input, in completion
  * order; invalid scenarios yield an error item and the batch goes on. Scenarios that ask for
@@ -57,8 +70,10 @@ export async function* solveScenariosOnGpu(scenarios: readonly unknown[], opts: 
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   if (opts.signal?.aborted) onAbort();
   const signal = inner.signal;
-  const collector = new BatchCollector(batchRunner(ctx, backend, flags, signal, opts.hooks));
+  const collector = new BatchCollector(roundRunners({ ctx, backend, flags, signal, hooks: opts.hooks }), opts.onBatch);
   const solver = gpuSolver(collector.stage, polish);
+  const joint = jointStage((job, kind) => collector.submit(kind, job));
+  const solveClasses = opts.solveClasses ?? ((_i, scenario, run) => solveClassesScenario(scenario, run));
   const done: GpuBatchItem[] = [];
   let wake: (() => void) | undefined;
   const push = (item: GpuBatchItem): void => {
@@ -83,16 +98,20 @@ export async function* solveScenariosOnGpu(scenarios: readonly unknown[], opts: 
     }
   };
   const solveOne = async (index: number): Promise<{ item: GpuBatchItem; joined: boolean }> => {
-    let scenario: ValidatedScenario;
+    let scenario: ValidatedScenario | ValidatedClassesScenario;
     try {
-      scenario = validateScenario(scenarios[index]);
+      scenario = validated(scenarios[index]);
     } catch (e) {
       return { item: { index, error: asError(e) }, joined: false };
     }
-    const joined = scenario.solver.backend !== 'CPU';
+    // One class is the single-class solve (solveClasses.ts), which does not come to this collector.
+    const classes = isValidatedClasses(scenario) ? scenario : undefined;
+    const joined = scenario.solver.backend !== 'CPU' && (!classes || classes.params.classes.length > 1);
     if (joined) collector.join();
     try {
-      const out = await solveScenarioDetailed(scenario, { signal, solver: joined ? solver : undefined, warmStart: opts.warmStart?.(index, scenario), percentiles: false });
+      if (classes) return { item: { index, classes: await solveClasses(index, classes, { signal, jointStage: joint }) }, joined };
+      const single = scenario as ValidatedScenario;
+      const out = await solveScenarioDetailed(single, { signal, solver: joined ? solver : undefined, warmStart: opts.warmStart?.(index, single), percentiles: false });
       return { item: { index, result: out.result, warmStart: out.warmStart }, joined };
     } catch (e) {
       return { item: { index, error: asError(e) }, joined };
@@ -123,31 +142,10 @@ async function openForBatch(backend: 'GPU' | 'AUTO', flags: GpuFlags): Promise<G
   return ctx;
 }
 
-/** One collector round: the f32 stage of all waiting scenarios in one batchedRvi call. */
-function batchRunner(ctx: GpuContext | undefined, backend: 'GPU' | 'AUTO', flags: GpuFlags, signal: AbortSignal, hooks?: GpuRunHooks): BatchRunner {
-  return async (jobs) => {
-    // The device may have been lost since the batch began: acquire again (a new one if so).
-    const gpu = ctx && !ctx.isLost() ? ctx : await acquireGpu(flags).catch(() => undefined);
-    if (!gpu) return undefined;
-    ctx = gpu;
-    if (backend === 'AUTO') {
-      if (!gpuPaysOff(sweepWork(jobs.map((j) => modelSize(j.model))), gpu.kind, flags)) return undefined;
-    }
-    // A model too big for the device's bindings (a large MMPP one, say) finishes on the CPU
-    // alone rather than taking its round-mates with it.
-    const fits = jobs.map((j) => largestBinding(j.model) <= bindingLimit(gpu));
-    if (fits.includes(false)) gpuLogger().warn({ scenarios: fits.filter((f) => !f).length, limit: bindingLimit(gpu) }, 'models over the GPU binding limit; finishing them on the CPU');
-    try {
-      const results = await batchedRvi(gpu, jobs.filter((_, i) => fits[i]), { flags, signal, hooks });
-      let k = 0;
-      return fits.map((fit) => (fit ? { result: results[k++], adapter: gpu.adapterName } : undefined));
-    } catch (e) {
-      if (e instanceof AbortError) throw e;
-      // Logged once for the whole round; every scenario of it finishes on the CPU.
-      gpuLogger().warn({ err: e, scenarios: jobs.length }, 'GPU batch failed; finishing its scenarios on the CPU');
-      return undefined;
-    }
-  };
+/** A scenario of either form validated (a multi-class one may come validated: the service's are). */
+function validated(raw: unknown): ValidatedScenario | ValidatedClassesScenario {
+  if (isValidatedClasses(raw)) return raw;
+  return isClassesInput(raw) ? validateClassesScenario(raw) : validateScenario(raw);
 }
 
 function asError(e: unknown): Error {

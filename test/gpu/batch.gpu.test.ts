@@ -1,14 +1,18 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { ScenarioError } from '../../src/model/errors.js';
+import { AbortError, ScenarioError } from '../../src/model/errors.js';
 import type { Distribution, Scenario } from '../../src/model/scenario.js';
 import { solveScenariosOnGpu, type GpuBatchItem, type GpuBatchOptions } from '../../src/solve/gpuBatch.js';
 import { releaseGpu } from '../../src/solve/gpu/device.js';
 import { readFlags } from '../../src/solve/gpu/flags.js';
 import type { SolveResult } from '../../src/solve/result.js';
 import { solveScenario } from '../../src/solve/solveScenario.js';
+import type { ClassesSolveResult } from '../../src/solve/classes/result.js';
+import { solveClassesScenario } from '../../src/solve/classes/solveClasses.js';
+import type { JobKind } from '../../src/solve/gpu/collector.js';
+import { scenarioOf, type CaseClass } from '../classes/support.js';
 import { rng } from '../helpers/random.js';
 import { gpuForTests } from './gpuEnv.js';
-import { expectSameAsCpu } from './solveCompare.js';
+import { expectSameAsCpu, expectSameClassesAsCpu } from './solveCompare.js';
 
 const gpu = await gpuForTests();
 afterAll(releaseGpu);
@@ -50,6 +54,20 @@ function resultOf(item: GpuBatchItem | undefined): SolveResult {
   if (!item || !('result' in item)) throw new Error(`no result: ${item && 'error' in item ? item.error.message : 'missing'}`);
   return item.result;
 }
+
+function classesOf(item: GpuBatchItem | undefined): ClassesSolveResult {
+  if (!item || !('classes' in item)) throw new Error(`no classes result: ${item && 'error' in item ? item.error.message : 'missing'}`);
+  return item.classes;
+}
+
+/** Small two-class scenarios on fixed boxes of 10 to 20 per class (llvmpipe runs them in seconds). */
+const det: CaseClass = { name: 'a', rate: 200, B: 4, perItem: 0.001, base: 0.002, law: 'DETERMINISTIC', powerPerItem: 3, powerBase: 80, w: 1 };
+const TWO_CLASS: CaseClass[][] = [
+  [{ ...det, S: 14 }, { ...det, name: 'b', rate: 120, B: 3, perItem: 0.002, w: 2, S: 12 }],
+  [{ ...det, law: 'GAMMA', cv: 0.5, S: 16 }, { ...det, name: 'b', rate: 100, B: 3, law: 'EXPONENTIAL', w: 0.5, S: 18 }],
+  [{ ...det, rate: 150, B: 3, S: 10 }, { ...det, name: 'b', rate: 90, B: 2, perItem: 0.003, w: 1.5, law: 'EXPONENTIAL', S: 20 }],
+];
+const twoClass = (cls: CaseClass[], backend: 'GPU' | 'CPU'): object => ({ ...(scenarioOf(cls, 40, 1e-3) as object), solver: { tolerance: 1e-9, backend } });
 
 describe(`batched GPU solves${gpu.skip}`, () => {
   it.skipIf(!gpu.ctx)('a batch of 64 different scenarios (one dispatch per sweep for all) equals 64 single solves', async () => {
@@ -131,6 +149,53 @@ describe(`batched GPU solves${gpu.skip}`, () => {
     const single = await solveScenario(threePhase, { backend: 'GPU' });
     expect(resultOf(items.get(4)).solver.gpuIterations).toBe(single.solver.gpuIterations);
     expect(resultOf(items.get(4)).averageCost).toBe(single.averageCost);
+  });
+
+  it.skipIf(!gpu.ctx)('multi-class scenarios share joint batches (their f32 stages, then their residual evaluations), each certified as alone', async () => {
+    const batches: Array<{ kind: JobKind; size: number }> = [];
+    const items = await collect(
+      TWO_CLASS.map((cls) => twoClass(cls, 'GPU')),
+      { onBatch: (b) => batches.push(b) },
+    );
+    // The three stages ran in one joint batch, and the refinements' evaluations shared batches of their own.
+    expect(batches[0]).toEqual({ kind: 'joint', size: 3 });
+    expect(batches.every((b) => b.kind !== 'single')).toBe(true);
+    expect(Math.max(...batches.filter((b) => b.kind === 'residual').map((b) => b.size))).toBeGreaterThan(1);
+    for (const [i, cls] of TWO_CLASS.entries()) {
+      const r = classesOf(items.get(i));
+      expect(r.solver.backend).toBe('webgpu');
+      expect(r.solver.gpuIterations).toBeGreaterThan(0);
+      expectSameClassesAsCpu(r, await solveClassesScenario(twoClass(cls, 'CPU')));
+      // Its arithmetic in the batches is the same as alone on the GPU.
+      const alone = await solveClassesScenario(twoClass(cls, 'GPU'));
+      expect(r.solver.gpuIterations).toBe(alone.solver.gpuIterations);
+      expect([r.averageCostLower, r.averageCostUpper]).toEqual([alone.averageCostLower, alone.averageCostUpper]);
+    }
+  }, 300_000);
+
+  it.skipIf(!gpu.ctx)('a mixed batch: single-class and multi-class scenarios in the same rounds, each kind in its own batch, each its own answer', async () => {
+    const batches: Array<{ kind: JobKind; size: number }> = [];
+    const single = [smallCase(500), smallCase(501)];
+    const classes = TWO_CLASS.slice(0, 2);
+    const raw = twoClass(classes[0], 'GPU') as { classes: object[] };
+    const badWeight = { ...raw, classes: [raw.classes[0], { ...raw.classes[1], latencyWeight: -1 }] };
+    const items = await collect([single[0], twoClass(classes[0], 'GPU'), single[1], twoClass(classes[1], 'GPU'), badWeight], { onBatch: (b) => batches.push(b) });
+    // The first round: both single-class stages in one batch, both joint stages in another.
+    expect(batches.slice(0, 2)).toEqual([{ kind: 'single', size: 2 }, { kind: 'joint', size: 2 }]);
+    for (const [k, i] of [0, 2].entries()) expectSameAsCpu(resultOf(items.get(i)), await solveScenario(single[k], { backend: 'CPU' }));
+    for (const [k, i] of [1, 3].entries()) expectSameClassesAsCpu(classesOf(items.get(i)), await solveClassesScenario(twoClass(classes[k], 'CPU')));
+    const bad = items.get(4);
+    expect(bad && 'error' in bad && bad.error).toBeInstanceOf(ScenarioError);
+    expect(bad && 'error' in bad && (bad.error as ScenarioError).field).toBe('classes[1].latencyWeight');
+  }, 300_000);
+
+  it.skipIf(!gpu.ctx)('a batch of multi-class scenarios cancelled during its first joint batch: every item an AbortError, and the batch ends', async () => {
+    const ac = new AbortController();
+    const items = await collect(
+      TWO_CLASS.map((cls) => twoClass(cls, 'GPU')),
+      { signal: ac.signal, hooks: { afterSubmit: () => ac.abort() } },
+    );
+    for (const item of items.values()) expect('error' in item && item.error).toBeInstanceOf(AbortError);
   });
 
   it.skipIf(!gpu.ctx)('scenarios that ask for the CPU are solved there', async () => {

@@ -16,6 +16,7 @@ import { refOf, scenarioOf, type CaseClass } from '../classes/support.js';
 import { rng } from '../helpers/random.js';
 import { gpuForTests } from './gpuEnv.js';
 import { captureLogs, destroyAfterFirstSubmit } from './gpuTestHelpers.js';
+import { expectSameClassesAsCpu } from './solveCompare.js';
 
 const gpu = await gpuForTests();
 const defaultLogger = gpuLogger();
@@ -129,12 +130,7 @@ describe(`the joint model's f32 stage on the GPU${gpu.skip}`, () => {
       expect(r.solver.gpuIterations).toBeGreaterThan(0);
       expect(r.solver.maxQueueTried).toEqual(cpu.solver.maxQueueTried);
       // Both certified: each interval holds the other's, within the tolerance.
-      const tol = 1e-9 * cpu.averageCostUpper;
-      expect(r.averageCostUpper - r.averageCostLower).toBeLessThanOrEqual(tol);
-      expect(r.averageCostLower).toBeLessThanOrEqual(cpu.averageCostUpper + tol);
-      expect(r.averageCostUpper).toBeGreaterThanOrEqual(cpu.averageCostLower - tol);
-      expect(r.policy.serveClass).toEqual(cpu.policy.serveClass);
-      expect(r.policy.batch).toEqual(cpu.policy.batch);
+      expectSameClassesAsCpu(r, cpu);
     }, 300_000);
   }
 

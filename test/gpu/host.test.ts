@@ -6,7 +6,9 @@ import { gpuMightPayOff, gpuPaysOff, sweepWork } from '../../src/solve/gpu/autoR
 import { BatchCollector } from '../../src/solve/gpu/collector.js';
 import { DEFAULT_FLAGS, readFlags } from '../../src/solve/gpu/flags.js';
 import { FALLBACK_ROW_EXCESS, ROW_EXCESS, largestBinding, packBatch, rowExcess, splitForLimits, stageTailCoef, stageUsable, unstableFirst, type PackedBatch } from '../../src/solve/gpu/pack.js';
+import type { GpuJointJob } from '../../src/solve/gpu/jointRvi.js';
 import type { GpuRviJob } from '../../src/solve/gpu/rvi.js';
+import type { ClassesModel } from '../../src/model/classes/compile.js';
 import { StopTracker } from '../../src/solve/gpu/stopRule.js';
 import { rng } from '../helpers/random.js';
 import { specScenario } from '../helpers/scenarios.js';
@@ -309,9 +311,11 @@ describe('batch collector', () => {
 
   it('runs a round once every participant waits, and re-batches those that come back', async () => {
     const rounds: number[][] = [];
-    const c = new BatchCollector(async (jobs) => {
-      rounds.push(jobs.map((j) => j.model.S));
-      return jobs.map((j) => ({ adapter: 'fake', result: { lower: j.model.S, upper: j.model.S, sweeps: 1, stop: 'converged' as const } }));
+    const c = new BatchCollector({
+      single: async (jobs) => {
+        rounds.push(jobs.map((j) => j.model.S));
+        return jobs.map((j) => ({ adapter: 'fake', result: { lower: j.model.S, upper: j.model.S, sweeps: 1, stop: 'converged' as const } }));
+      },
     });
     c.join();
     c.join();
@@ -335,9 +339,45 @@ describe('batch collector', () => {
     expect(c.batchSizes).toEqual([3, 2]);
   });
 
+  it('a round holds a batch per model kind, each through its own runner; a failed kind fails only its own solves', async () => {
+    const joint = (states: number, resid?: Float64Array): GpuJointJob => ({ model: { states } as ClassesModel, tolerance: 1e-9, ...(resid ? { resid } : {}) });
+    const seen: string[] = [];
+    const answer = (v: number) => ({ adapter: 'fake', result: { lower: v, upper: v, sweeps: 1, stop: 'converged' as const } });
+    const c = new BatchCollector({
+      single: async (jobs) => {
+        seen.push(`single ${jobs.map((j) => j.model.S).join(',')}`);
+        return jobs.map((j) => answer(j.model.S));
+      },
+      joint: async (jobs) => {
+        seen.push(`joint ${jobs.map((j) => j.model.states).join(',')}`);
+        expect(jobs.every((j) => !j.resid)).toBe(true);
+        return jobs.map((j) => answer(-j.model.states));
+      },
+      residual: async () => {
+        seen.push('residual');
+        throw new Error('device lost');
+      },
+    });
+    for (let i = 0; i < 5; i++) c.join();
+    const out = await Promise.allSettled([c.submit('joint', joint(7)), c.stage(job(1)), c.submit('residual', joint(9, new Float64Array(9))), c.submit('joint', joint(8)), c.stage(job(2))]);
+    expect(seen).toEqual(['single 1,2', 'joint 7,8', 'residual']);
+    expect(out.map((r) => (r.status === 'fulfilled' ? r.value?.result.lower : 'rejected'))).toEqual([-7, 1, 'rejected', -8, 2]);
+    expect(c.batches).toEqual([
+      { kind: 'single', size: 2 },
+      { kind: 'joint', size: 2 },
+      { kind: 'residual', size: 1 },
+    ]);
+    // A kind without a runner gets no GPU stage.
+    const bare = new BatchCollector({});
+    bare.join();
+    expect(await bare.submit('joint', joint(3))).toBeUndefined();
+  });
+
   it('passes a failed round to every waiting solve', async () => {
-    const c = new BatchCollector(async () => {
-      throw new Error('device lost');
+    const c = new BatchCollector({
+      single: async () => {
+        throw new Error('device lost');
+      },
     });
     c.join();
     c.join();

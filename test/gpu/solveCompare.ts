@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import type { ClassesSolveResult } from '../../src/solve/classes/result.js';
 import type { SolveResult } from '../../src/solve/result.js';
 
 /**
@@ -24,4 +25,17 @@ export function expectSameAsCpu(gpu: SolveResult, cpu: SolveResult, adapter = tr
     expect(gpu.solver.gpuIterations).toBeGreaterThan(0);
     expect(gpu.solver.polishSteps).toBeGreaterThanOrEqual(1);
   }
+}
+
+/** A multi-class result's certificate and policy, as a solve and its message both carry them. */
+type ClassesAnswer = Pick<ClassesSolveResult, 'averageCostLower' | 'averageCostUpper'> & { readonly policy: Pick<ClassesSolveResult['policy'], 'serveClass' | 'batch'> };
+
+/** Both certified at `tolerance`: each interval holds the other's within it, and the same policy. */
+export function expectSameClassesAsCpu(gpu: ClassesAnswer, cpu: ClassesAnswer, tolerance = 1e-9): void {
+  const tol = tolerance * cpu.averageCostUpper;
+  expect(gpu.averageCostUpper - gpu.averageCostLower).toBeLessThanOrEqual(tol);
+  expect(gpu.averageCostLower).toBeLessThanOrEqual(cpu.averageCostUpper + tol);
+  expect(gpu.averageCostUpper).toBeGreaterThanOrEqual(cpu.averageCostLower - tol);
+  expect(gpu.policy.serveClass).toEqual(cpu.policy.serveClass);
+  expect(gpu.policy.batch).toEqual(cpu.policy.batch);
 }

@@ -4,6 +4,14 @@ import { acquireGpu } from '../../src/solve/gpu/device.js';
 import { solveScenario } from '../../src/solve/solveScenario.js';
 import { specScenario } from '../helpers/scenarios.js';
 import { startHarness, type Harness } from './support/harness.js';
+import { validateClassesScenario } from '../../src/model/classes/validate.js';
+import { validateScenario } from '../../src/model/validate.js';
+import { CpuBatchExecutor } from '../../src/service/batch/cpuExecutor.js';
+import { routeTasks, type BatchTask, type ClassesBatchTask } from '../../src/service/batch/executor.js';
+import { GpuBatchExecutor } from '../../src/service/batch/gpuExecutor.js';
+import type { SolveCoordinator } from '../../src/service/solving/coordinator.js';
+import { scenarioOf } from '../classes/support.js';
+import { classA, twoClasses } from './support/classes.js';
 
 /** Whether this process can open a WebGPU adapter (CI: Mesa's software rasteriser, BATCHWISE_GPU=required). */
 async function gpuAvailable(): Promise<boolean> {
@@ -60,5 +68,29 @@ describe('backend GPU: Solve and SolveBatch run on the device in the server’s 
     expect(r.solver.backend).toBe('webgpu');
     expect(Math.abs(r.averageCost - cpu.averageCost) / cpu.averageCost).toBeLessThan(1e-9);
     expect(r.policy.controlLimit).toBe(cpu.policy.controlLimit);
+  });
+});
+
+describe('SolveBatch routing', () => {
+  it('backend-GPU scenarios with two or more classes go to the WebGPU batch with the single-class GPU ones; one class, AUTO and CPU ones stay on the pool', () => {
+    const gpu = new GpuBatchExecutor();
+    const pool = new CpuBatchExecutor({} as SolveCoordinator, () => 1);
+    const task = (index: number, backend: 'GPU' | 'CPU'): BatchTask => {
+      const input = { ...specScenario(1000, 1e-4), solver: { backend } };
+      return { index, scenario: validateScenario(input), key: String(index), input };
+    };
+    const classes = (index: number, raw: object, backend: 'GPU' | 'AUTO' | 'CPU'): ClassesBatchTask => ({ index, scenario: validateClassesScenario({ ...raw, solver: { backend } }) });
+    const oneClass = scenarioOf([{ ...classA, S: 10 }], 40, 1e-3) as object;
+    const groups = routeTasks(
+      [task(0, 'GPU'), task(1, 'CPU')],
+      [gpu],
+      pool,
+      [classes(2, twoClasses, 'GPU'), classes(3, twoClasses, 'AUTO'), classes(4, oneClass, 'GPU'), classes(5, twoClasses, 'CPU')],
+    );
+    const of = (e: object) => groups.find((g) => g.executor === e)!;
+    expect([of(gpu).tasks.map((t) => t.index), of(gpu).classes.map((t) => t.index)]).toEqual([[0], [2]]);
+    expect([of(pool).tasks.map((t) => t.index), of(pool).classes.map((t) => t.index)]).toEqual([[1], [3, 4, 5]]);
+    // An executor with classes only still gets its group.
+    expect(routeTasks([], [gpu], pool, [classes(0, twoClasses, 'GPU')]).map((g) => [g.executor.name, g.tasks.length, g.classes.length])).toEqual([['webgpu-batch', 0, 1]]);
   });
 });

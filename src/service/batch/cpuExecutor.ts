@@ -1,6 +1,6 @@
 import { shapeKey } from '../cache/canonical.js';
 import type { SolveCoordinator } from '../solving/coordinator.js';
-import { AsyncQueue } from '../util/asyncQueue.js';
+import { AsyncQueue, mergeAsync } from '../util/asyncQueue.js';
 import { ChainScheduler, orderForWarmStarts } from './chains.js';
 import type { BatchContext, BatchExecutor, BatchOutcome, BatchTask, ClassesBatchOutcome, ClassesBatchTask } from './executor.js';
 
@@ -29,7 +29,13 @@ export class CpuBatchExecutor implements BatchExecutor {
     return true;
   }
 
-  run(tasks: readonly BatchTask[], ctx: BatchContext): AsyncGenerator<BatchOutcome, void, undefined> {
+  /** Single-class tasks on the lanes, and any multi-class ones beside them (solveClasses). */
+  run(tasks: readonly BatchTask[], ctx: BatchContext, classes: readonly ClassesBatchTask[] = []): AsyncIterable<BatchOutcome | ClassesBatchOutcome> {
+    const single = this.runSingle(tasks, ctx);
+    return classes.length > 0 ? mergeAsync<BatchOutcome | ClassesBatchOutcome>([single, this.solveClasses(classes, ctx)]) : single;
+  }
+
+  private runSingle(tasks: readonly BatchTask[], ctx: BatchContext): AsyncGenerator<BatchOutcome, void, undefined> {
     return this.inLanes<BatchTask, BatchOutcome>(orderForWarmStarts(tasks), ctx.signal, () => {
       let last: { task: BatchTask; warm: { values: Float64Array; policy: Int32Array } } | undefined;
       return {

@@ -3,6 +3,7 @@ import type { ValidatedScenario } from '../../model/scenario.js';
 import type { ClassesSolveResult } from '../../solve/classes/result.js';
 import type { SolveResult } from '../../solve/result.js';
 import type { WarmStart } from '../../solve/solveScenario.js';
+import type { JointGpuStage } from '../../solve/types.js';
 
 /** One valid scenario of a batch, ready to solve. */
 export interface BatchTask {
@@ -28,8 +29,9 @@ export type BatchOutcome =
   | { readonly index: number; readonly ok: false; readonly error: unknown };
 
 /**
- * A valid multi-class scenario of a batch (docs/model.md §10). Only the CPU pool solves these
- * (CpuBatchExecutor.solveClasses): the registered executors' tasks and outcomes are single-class.
+ * A valid multi-class scenario of a batch (docs/model.md §10). The CPU pool solves these
+ * (CpuBatchExecutor.solveClasses) unless an executor takes them (acceptsClasses: the WebGPU
+ * batch, for backend GPU).
  */
 export interface ClassesBatchTask {
   readonly index: number;
@@ -53,13 +55,18 @@ export interface BatchContext {
   readonly peer?: string;
   /** The nearest cached solution of the same shape, if any. */
   nearest(scenario: ValidatedScenario): WarmStart | undefined;
+  /**
+   * A multi-class solve through the service's classes cache, warm starts and bound on states,
+   * its f32 stage by `jointStage` (SolveCoordinator.solveClasses); absent: the executor solves it alone.
+   */
+  readonly solveClasses?: (scenario: ValidatedClassesScenario, run: { readonly signal: AbortSignal; readonly jointStage: JointGpuStage }) => Promise<{ readonly result: ClassesSolveResult; readonly cached: boolean; readonly warmStarted: boolean }>;
 }
 
 /**
  * How a batch of valid scenarios gets solved. The service has a CPU worker-pool executor;
  * another (e.g. a batched WebGPU solve for backend GPU / AUTO) registers with
  * `registerBatchExecutor` and says which tasks it takes. Contract:
- *  - yield exactly one outcome per task taken, as each finishes, in any order;
+ *  - yield exactly one outcome per task taken (multi-class ones too), as each finishes, in any order;
  *  - a task that fails yields `{ ok: false, error }` (the error's type decides its status:
  *    ScenarioError / LimitError → INVALID_ARGUMENT, else INTERNAL), the batch goes on;
  *  - when `ctx.signal` fires, stop soon and return (no more outcomes needed).
@@ -68,7 +75,10 @@ export interface BatchExecutor {
   readonly name: string;
   /** Whether this executor solves the task; tasks nobody else takes go to the CPU pool. */
   accepts(task: BatchTask): boolean;
-  run(tasks: readonly BatchTask[], ctx: BatchContext): AsyncIterable<BatchOutcome>;
+  /** Whether this executor also solves the multi-class task, beside its single-class ones (so that they can share its GPU batches); absent: it takes none. */
+  acceptsClasses?(task: ClassesBatchTask): boolean;
+  /** `classes`: the multi-class tasks it accepted. */
+  run(tasks: readonly BatchTask[], ctx: BatchContext, classes?: readonly ClassesBatchTask[]): AsyncIterable<BatchOutcome | ClassesBatchOutcome>;
 }
 
 const registered: BatchExecutor[] = [];
@@ -86,18 +96,23 @@ export function registeredBatchExecutors(): readonly BatchExecutor[] {
   return registered;
 }
 
-/** Splits tasks among executors: each task to the first that accepts it, the fallback takes the rest. */
+/**
+ * Splits tasks among executors: each task to the first that accepts it, the fallback takes the
+ * rest; the same for multi-class tasks among those that take them (acceptsClasses).
+ */
 export function routeTasks(
   tasks: readonly BatchTask[],
   executors: readonly BatchExecutor[],
   fallback: BatchExecutor,
-): Array<{ executor: BatchExecutor; tasks: BatchTask[] }> {
-  const groups = new Map<BatchExecutor, BatchTask[]>();
-  for (const t of tasks) {
-    const e = executors.find((x) => x.accepts(t)) ?? fallback;
-    let list = groups.get(e);
-    if (!list) groups.set(e, (list = []));
-    list.push(t);
-  }
-  return [...groups].map(([executor, list]) => ({ executor, tasks: list }));
+  classes: readonly ClassesBatchTask[] = [],
+): Array<{ executor: BatchExecutor; tasks: BatchTask[]; classes: ClassesBatchTask[] }> {
+  const groups = new Map<BatchExecutor, { tasks: BatchTask[]; classes: ClassesBatchTask[] }>();
+  const groupOf = (e: BatchExecutor) => {
+    let g = groups.get(e);
+    if (!g) groups.set(e, (g = { tasks: [], classes: [] }));
+    return g;
+  };
+  for (const t of tasks) groupOf(executors.find((x) => x.accepts(t)) ?? fallback).tasks.push(t);
+  for (const t of classes) groupOf(executors.find((x) => x.acceptsClasses?.(t)) ?? fallback).classes.push(t);
+  return [...groups].map(([executor, g]) => ({ executor, ...g }));
 }

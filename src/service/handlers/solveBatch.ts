@@ -1,5 +1,5 @@
 import { openBatch } from '../batch/expand.js';
-import { routeTasks, type BatchOutcome, type BatchTask, type ClassesBatchOutcome, type ClassesBatchTask } from '../batch/executor.js';
+import { routeTasks, type BatchContext, type BatchOutcome, type BatchTask, type ClassesBatchOutcome, type ClassesBatchTask } from '../batch/executor.js';
 import { prepareOnPool } from '../batch/prepareOnPool.js';
 import { classesResultToProto } from '../convert/classes.js';
 import { fromWire } from '../pool/wire.js';
@@ -28,8 +28,8 @@ interface BatchCounts {
  * the thread that answers health checks and cancels), answers invalid scenarios with an error
  * entry and cached ones at once, and streams the rest as the executors finish them. Every index
  * gets exactly one ScenarioResult; only a bad request as a whole fails the stream. Scenarios
- * with classes (docs/model.md §10) are solved beside the others on the CPU pool's lanes and
- * answer with classesResult (from the classes cache when solved before; not warm-started or counted in the work bound yet). A batch
+ * with classes (docs/model.md §10) are solved beside the others on the CPU pool's lanes (backend
+ * GPU: in the WebGPU batch, sharing its GPU rounds) and answer with classesResult (from the classes cache when solved before; not warm-started or counted in the work bound yet). A batch
  * that stops early (cancel, deadline, shutdown, a lost Redis) ends with that status, never
  * OK with results missing, and its log line counts only the results actually sent.
  */
@@ -90,17 +90,17 @@ export function createSolveBatchHandler(deps: ServiceDeps): ServerStreamingHandl
         yield task && message.result ? { ...message, result: await asAsked(task, message.result, hit?.warmStart.policy) } : message;
         record(kind);
       }
-      const groups = routeTasks(tasks, deps.batchExecutors(), deps.cpuBatchExecutor);
-      const context = {
+      const groups = routeTasks(tasks, deps.batchExecutors(), deps.cpuBatchExecutor, classesTasks);
+      const context: BatchContext = {
         signal: ctx.signal,
         warmStarts: request.disableWarmStart !== true,
         percentiles,
         nearest: (s: BatchTask['scenario']) => deps.cache.nearest(s),
         flow: ctx.callId,
         peer: ctx.peer,
+        solveClasses: (scenario, run) => deps.coordinator.solveClasses(scenario, { ...run, bounded: false, flow: ctx.callId, peer: ctx.peer }),
       };
-      const runs: Array<AsyncIterable<BatchOutcome | ClassesBatchOutcome>> = groups.map((g) => g.executor.run(g.tasks, context));
-      if (classesTasks.length > 0) runs.push(deps.cpuBatchExecutor.solveClasses(classesTasks, context));
+      const runs: Array<AsyncIterable<BatchOutcome | ClassesBatchOutcome>> = groups.map((g) => g.executor.run(g.tasks, context, g.classes));
       for await (const o of mergeAsync(runs)) {
         const entry = byIndex.get(o.index);
         const task = 'classes' in o ? undefined : taskOf.get(o.index);
@@ -127,7 +127,7 @@ export function createSolveBatchHandler(deps: ServiceDeps): ServerStreamingHandl
       if (n.sent < total) {
         // The executors stopped early. With the call's signal fired that is its status; without, a bug.
         if (ctx.signal.aborted) throw ctx.signal.reason;
-        const names = [...groups.map((g) => g.executor.name), ...(classesTasks.length > 0 ? [`${deps.cpuBatchExecutor.name} (classes)`] : [])].join(', ');
+        const names = groups.map((g) => `${g.executor.name}${g.classes.length > 0 ? ' (with classes)' : ''}`).join(', ');
         throw new ServiceError(Code.INTERNAL, `${total - n.sent} of ${total} scenarios got no result (executors: ${names})`);
       }
     } finally {

@@ -2,6 +2,7 @@ import { LimitError } from '../../model/errors.js';
 import type { ValidatedClassesScenario } from '../../model/classes/params.js';
 import type { ClassesSolveResult } from '../../solve/classes/result.js';
 import { solveClassesScenario, type ClassesWarmStart } from '../../solve/classes/solveClasses.js';
+import type { JointGpuStage } from '../../solve/types.js';
 import { classesStates } from '../config.js';
 import { classesProgress, type ClassesProgress } from '../convert/classes.js';
 
@@ -26,9 +27,14 @@ export interface ClassesJobResult {
  * The classes solve with the service's bound on states: each box is checked before it is
  * solved, and one past the bound stops the solve with a LimitError (as the single-class job does
  * for its S). Progress carries the bounds and the box only (the joint policy can be large).
+ * `jointStage`: a GPU batch's collector (in the main thread; never over the pool's wire).
  */
 // The job's io and output are written out here (jobs.ts's JobIo and JobOutput, structurally): jobs.ts imports this module.
-export async function runClassesSolveJob(job: ClassesSolveJob, io: { readonly signal: AbortSignal; progress(p: ClassesProgress): void }): Promise<{ result: ClassesJobResult; transfer?: ArrayBuffer[] }> {
+export async function runClassesSolveJob(
+  job: ClassesSolveJob,
+  io: { readonly signal: AbortSignal; progress(p: ClassesProgress): void },
+  jointStage?: JointGpuStage,
+): Promise<{ result: ClassesJobResult; transfer?: ArrayBuffer[] }> {
   const limit = new AbortController();
   const signal = AbortSignal.any([io.signal, limit.signal]);
   let box: readonly number[] = [];
@@ -38,6 +44,7 @@ export async function runClassesSolveJob(job: ClassesSolveJob, io: { readonly si
     let warm: ClassesWarmStart | undefined;
     const result = await solveClassesScenario(job.scenario, {
       signal,
+      ...(jointStage ? { jointStage } : {}),
       ...(job.warmStart ? { warmStart: job.warmStart } : {}),
       onValues: (w) => (warm = w),
       onBox: (S) => {

@@ -1,13 +1,14 @@
 import type { ValidatedScenario } from '../../model/scenario.js';
 import type { SolveResult } from '../../solve/result.js';
 import type { WarmStart } from '../../solve/solveScenario.js';
-import type { SolverProgress } from '../../solve/types.js';
+import type { JointGpuStage, SolverProgress } from '../../solve/types.js';
 import { canonicalKey } from '../cache/canonical.js';
 import type { SolutionCache } from '../cache/solutionCache.js';
 import type { WorkerPool } from '../pool/workerPool.js';
 import { AbortError } from '../../model/errors.js';
 import { Flights } from './flights.js';
 import { JOBS } from '../pool/jobs.js';
+import { runClassesSolveJob } from '../pool/classesJob.js';
 import { SerialLane } from './serialLane.js';
 import { policyOf } from '../../solve/result.js';
 import type { ValidatedClassesScenario } from '../../model/classes/params.js';
@@ -158,34 +159,37 @@ export class SolveCoordinator {
    * scenario solved before (same canonical form) is answered from the classes cache, and concurrent
    * identical ones share one solve, which starts from the last solved scenario of the same shape
    * (its box and values). Backend GPU runs in this thread, where the device is, one at a time (as
-   * single solves do).
+   * single solves do); with `jointStage` (a GPU batch's collector, src/solve/gpuBatch.ts) in this
+   * thread through it, and alone: a solve of a batch waiting on one outside its collector's rounds
+   * would hold those rounds up.
    */
   async solveClasses(
     scenario: ValidatedClassesScenario,
-    opts: Pick<CoordinatedSolveOptions, 'signal' | 'progressIntervalMs' | 'bounded' | 'flow' | 'peer'> & { readonly onProgress?: (p: ClassesProgress) => void },
+    opts: Pick<CoordinatedSolveOptions, 'signal' | 'progressIntervalMs' | 'bounded' | 'flow' | 'peer'> & { readonly onProgress?: (p: ClassesProgress) => void; readonly jointStage?: JointGpuStage },
   ): Promise<{ readonly result: ClassesSolveResult; readonly cached: boolean; readonly shared: boolean; readonly warmStarted: boolean }> {
     const key = classesCanonicalKey(scenario);
     const hit = this.classesCache.get(key);
     this.events.onCache(hit !== undefined);
     if (hit) return { result: hit, cached: true, shared: false, warmStarted: false };
-    const running = this.classesFlights.running(key);
-    if (running) this.events.onShared();
     const shape = classesShapeKey(scenario);
     const warmStart = this.classesWarm.get(shape);
     const job = { scenario, progressIntervalMs: opts.progressIntervalMs ?? 0, maxStates: this.maxStates, ...(warmStart ? { warmStart } : {}) };
-    const flight =
-      running ??
-      this.classesFlights.start(key, (signal, onProgress) => {
-        const run =
-          scenario.solver.backend === 'GPU'
-            ? this.gpuLane.run(() => JOBS.classesSolve(job, { signal, progress: onProgress }).then((o) => o.result), signal)
-            : this.pool.submit('classesSolve', job, { signal, bounded: opts.bounded ?? true, onProgress, flow: opts.flow, peer: opts.peer });
-        return run.then(({ result, warm }) => {
-          this.classesCache.set(key, result);
-          if (warm) this.classesWarm.set(shape, warm);
-          return result;
-        });
-      }, warmStart !== undefined);
+    const solve = (signal: AbortSignal, onProgress: (p: ClassesProgress) => void): Promise<ClassesSolveResult> => {
+      const run = opts.jointStage
+        ? runClassesSolveJob(job, { signal, progress: onProgress }, opts.jointStage).then((o) => o.result)
+        : scenario.solver.backend === 'GPU'
+          ? this.gpuLane.run(() => JOBS.classesSolve(job, { signal, progress: onProgress }).then((o) => o.result), signal)
+          : this.pool.submit('classesSolve', job, { signal, bounded: opts.bounded ?? true, onProgress, flow: opts.flow, peer: opts.peer });
+      return run.then(({ result, warm }) => {
+        this.classesCache.set(key, result);
+        if (warm) this.classesWarm.set(shape, warm);
+        return result;
+      });
+    };
+    if (opts.jointStage) return { result: await solve(opts.signal, (p) => opts.onProgress?.(p)), cached: false, shared: false, warmStarted: warmStart !== undefined };
+    const running = this.classesFlights.running(key);
+    if (running) this.events.onShared();
+    const flight = running ?? this.classesFlights.start(key, solve, warmStart !== undefined);
     const result = await this.classesFlights.follow(flight, opts.signal, opts.onProgress);
     return { result, cached: false, shared: running !== undefined, warmStarted: flight.warmStarted };
   }

@@ -8,7 +8,7 @@ import { boundaryMass, stationaryLaw } from '../../model/classes/stationary.js';
 import { singleClassParams, validateClassesScenario } from '../../model/classes/validate.js';
 import { LimitError, ScenarioError, throwIfAborted } from '../../model/errors.js';
 import { valueIterate, type RviOutput } from '../cpu/rvi.js';
-import type { SolveOptions } from '../types.js';
+import type { JointGpuStage, SolveOptions } from '../types.js';
 import { TAIL_MASS_BOUND } from '../maxQueue.js';
 import { solveScenario } from '../solveScenario.js';
 import type { SolverProgress } from '../types.js';
@@ -37,6 +37,8 @@ export interface ClassesSolveOptions {
   readonly warmStart?: ClassesWarmStart;
   /** Called with the last box and its relative values, to warm-start a neighbour. */
   readonly onValues?: (w: ClassesWarmStart) => void;
+  /** The GPU's f32 stage instead of resolveJointStage's pick (batched solves pass their collector's). */
+  readonly jointStage?: JointGpuStage;
 }
 
 /** A box S = (S_1, …, S_C) and relative values over it (flat, last class fastest). */
@@ -55,7 +57,7 @@ export interface ClassesWarmStart {
  */
 export async function solveClassesScenario(input: unknown, opts: ClassesSolveOptions = {}): Promise<ClassesSolveResult> {
   const started = performance.now();
-  const scenario = isValidated(input) ? input : validateClassesScenario(input);
+  const scenario = isValidatedClasses(input) ? input : validateClassesScenario(input);
   const { params: p, solver: settings } = scenario;
   if (p.classes.length === 1) return fromSingleClass(scenario, opts);
   if (settings.method === 'POLICY_ITERATION') throw new ScenarioError('solver.method', 'POLICY_ITERATION is single-class for now; several classes are solved by VALUE_ITERATION (AUTO)');
@@ -93,7 +95,7 @@ export async function solveClassesScenario(input: unknown, opts: ClassesSolveOpt
     let boxGpu: GpuRun | undefined;
     try {
       // Backend GPU, or AUTO where the GPU pays off: the f32 stage, refined on the GPU against f64 residuals, starts the f64 solve below.
-      const started = await gpuStart(model, operator, start, settings.tolerance, opts.signal, settings.backend);
+      const started = await gpuStart(model, operator, start, settings.tolerance, opts.signal, settings.backend, opts.jointStage);
       const from = started.values;
       boxGpu = started.gpu;
       if (boxGpu) gpu = { adapter: boxGpu.adapter, sweeps: (gpu?.sweeps ?? 0) + boxGpu.sweeps };
@@ -236,7 +238,8 @@ function initialTop(B: number, reach: number): number {
   return Math.max(16, 3 * B + 8, 2 * reach);
 }
 
-function isValidated(x: unknown): x is ValidatedClassesScenario {
+/** Whether this is a multi-class scenario validated already (validateClassesScenario's output). */
+export function isValidatedClasses(x: unknown): x is ValidatedClassesScenario {
   return typeof x === 'object' && x !== null && 'params' in x && 'solver' in x && Array.isArray((x as ValidatedClassesScenario).params.classes);
 }
 
