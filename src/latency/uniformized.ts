@@ -19,6 +19,8 @@ export interface UniformizedOptions {
   readonly maxWork?: number;
   /** Mass on a state below this is dropped rather than stepped, and counted in the CDF bound (default 1e-20). */
   readonly dropBelow?: number;
+  /** Entry points under this mass are dropped, and counted in the CDF bound (default 1e-16, uniformEntry.ts ENTRY_MIN_MASS). */
+  readonly entryMinMass?: number;
 }
 
 /**
@@ -38,7 +40,7 @@ export function uniformizedLaw(model: CompiledModel, policy: Policy, ev: Detaile
     throw new LimitError('serviceTime.distribution', 'the uniformized distribution needs exponential service (EXPONENTIAL, or GAMMA with cv = 1)');
   }
   const pol = broadcastPolicy(policy, model.M);
-  const entry = uniformEntry(model, pol, ev.stationary, ev.levels);
+  const entry = uniformEntry(model, pol, ev.stationary, ev.levels, opts.entryMinMass);
   const chain = new LazyChain(model, pol, entry);
   const run = survivals(chain, entry, {
     stop: opts.survivalStop ?? 1e-18,
