@@ -129,7 +129,8 @@ export function survivals(chain: LazyChain, entry: UniformEntry, o: { stop: numb
       if (u[i] >= dropBelow && !chain.isExpanded(i)) chain.expand(i);
     }
     fit();
-    const { stay, begin, end, to, prob } = chain;
+    const { rec, table, stride, slots } = chain;
+    const width = slots + 1;
     let nextLen = 0;
     for (let q = 0; q < curLen; q++) {
       const i = cur[q];
@@ -139,17 +140,20 @@ export function survivals(chain: LazyChain, entry: UniformEntry, o: { stop: numb
         dropped += x;
         continue;
       }
-      const kept = x * stay[i];
+      const at = i * stride;
+      const row = rec[at] * width;
+      const kept = x * table[row];
       if (kept > 0) {
         if (v[i] === 0) next[nextLen++] = i;
         v[i] += kept;
       }
-      const e1 = end[i];
-      work += e1 - begin[i];
-      for (let e = begin[i]; e < e1; e++) {
-        const w = x * prob[e];
+      for (let s = 1; s <= slots; s++) {
+        const t = rec[at + s];
+        if (t < 0) continue;
+        work++;
+        // a zero (underflowed) share would list t without marking it, and again later
+        const w = x * table[row + s];
         if (!(w > 0)) continue;
-        const t = to[e];
         if (v[t] === 0) next[nextLen++] = t;
         v[t] += w;
       }
