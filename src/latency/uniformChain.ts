@@ -21,7 +21,10 @@ import type { UniformEntry } from './uniformEntry.js';
  * falls; so once m ≥ mCap every later epoch is at s ≥ max(L, b∞) and serves exactly b∞, whatever
  * m and j are: no more waiting, and the service rates do not depend on the phase. The remaining
  * time is then a function of (k, mode) alone, so all m ≥ mCap are one state m = mCap, and its
- * phase is dropped (j = 0), arrivals there being self-loops.
+ * phase is dropped (j = 0), arrivals there being self-loops. It is pure earlier still: with
+ * r = k mod b∞, every later epoch has k″ ≡ r ahead (batches of b∞ until the request's own) and
+ * level ≥ r + 1 + m, so from m ≥ mCap − r on it serves b∞ at every epoch and the time depends on
+ * (⌊k/b∞⌋, mode) alone: those states are one, keyed (⌊k/b∞⌋·b∞, mCap).
  *
  * The chain is explored lazily: a state gets an id when some mass can reach it and its moves when
  * mass worth stepping sits on it (uniformized.ts). Most states of the whole chain (deep queues,
@@ -67,6 +70,8 @@ export class LazyChain {
   private readonly mu: Float64Array;
   private readonly M: number;
   private readonly B: number;
+  /** b∞, the batch every level past the clamp serves. */
+  private readonly bt: number;
   private readonly lam: Float64Array;
   private readonly Q: Float64Array;
 
@@ -74,6 +79,7 @@ export class LazyChain {
     const { M, B } = model;
     this.M = M;
     this.B = B;
+    this.bt = policy.tailBatch;
     this.lam = model.process.rates;
     this.Q = model.process.generator;
     this.mu = new Float64Array(B + 1);
@@ -200,6 +206,11 @@ export class LazyChain {
   }
 
   private state(k: number, m: number, md: number, j: number): number {
+    if (m >= this.mCap - (k % this.bt)) {
+      // Pure from here on (see the class comment): one state per ⌊k/b∞⌋, at the clamp.
+      k -= k % this.bt;
+      m = this.mCap;
+    }
     const jj = m === this.mCap ? 0 : j;
     const key = ((k * (this.mCap + 1) + m) * (this.B + 1) + md) * this.M + jj;
     const id = this.dense ? this.dense[key] : (this.sparse!.get(key) ?? -1);
