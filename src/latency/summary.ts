@@ -63,8 +63,8 @@ export const MAX_PASSAGE_WORK = 1e5;
 /**
  * Cost guard for the uniformized route (exponential service), in moves stepped (summed over the
  * steps; only states that hold mass are stepped): ~20–40 ns a move, so 3e7 keep a result's figures
- * under about a second. The docs/model.md §6 exponential row steps 7.9e6 at the results' settings
- * (1.8e7 at the tight defaults).
+ * under about a second. The docs/model.md §6 exponential row steps 5.4e6 at the results’ settings
+ * (1.2e7 at the tight defaults).
  */
 export const MAX_CHAIN_WORK = 3e7;
 
