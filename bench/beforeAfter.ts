@@ -18,7 +18,7 @@ export function baselineEntry(): { dir: string; entry: string } | { missing: str
 }
 
 /** ", commit abc1234 of 2026-11-30" when dir is a git checkout (the path alone does not say which build it was), else "". */
-function baselineCommit(dir: string): string {
+export function baselineCommit(dir: string): string {
   const r = spawnSync('git', ['-C', dir, 'log', '-1', '--format=%h of %cs'], { encoding: 'utf8' });
   return r.status === 0 && r.stdout.trim() ? `, commit ${r.stdout.trim()}` : '';
 }

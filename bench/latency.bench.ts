@@ -1,37 +1,40 @@
 /**
  * The response-time distribution (docs/model.md §9) beside the solve it follows, on the
  * docs/model.md §6 rows: the solve end to end, then the five percentiles of its policy, as every
- * result computes them (no CDF grid). With BATCHWISE_BENCH_LATENCY_BASELINE set to a checkout of
+ * result computes them (RESULT_LAW_OPTIONS, from the solve's own evaluation). With BATCHWISE_BENCH_LATENCY_BASELINE set to a checkout of
  * an older commit with its dist/ built, the same computation by that build is timed too, runs of
  * the two alternating (so a change of load on the machine falls on both alike).
  */
 import { existsSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { compileModel, evaluatePolicy, solveScenarioDetailed, validateScenario } from '../src/index.js';
 import { isExponentialLaw, responseTimeDistribution } from '../src/latency/distribution.js';
 import { RESULT_LAW_OPTIONS } from '../src/latency/summary.js';
+import { baselineCommit } from './beforeAfter.js';
 import { scenario } from './solver.bench.js';
 import { fmt, median, timeRuns } from './stats.js';
 import type { BenchContext, BenchSection } from './types.js';
 
-type Percentiles = (actions: Int32Array, tailBatch: number) => { percentiles: { p99: number } };
+type Percentiles = () => { percentiles: { p99: number } };
 
 /** The baseline build's entry points for the same computation, or why there is none. */
-async function baseline(s: unknown, maxQueue: number): Promise<Percentiles | string> {
+async function baseline(s: unknown, maxQueue: number, actions: Int32Array, tailBatch: number): Promise<Percentiles | string> {
   const dir = process.env.BATCHWISE_BENCH_LATENCY_BASELINE;
   const index = dir ? join(dir, 'dist/src/index.js') : undefined;
   const dist = dir ? join(dir, 'dist/src/latency/distribution.js') : undefined;
-  if (!index || !dist || !existsSync(index) || !existsSync(dist)) return `set BATCHWISE_BENCH_LATENCY_BASELINE to a checkout with dist/ built (${dir ?? 'unset'})`;
+  const summary = dir ? join(dir, 'dist/src/latency/summary.js') : undefined;
+  if (!index || !dist || !summary || !existsSync(index) || !existsSync(dist) || !existsSync(summary)) return `set BATCHWISE_BENCH_LATENCY_BASELINE to a checkout with dist/ built (${dir ?? 'unset'})`;
   const lib = (await import(pathToFileURL(index).href)) as typeof import('../src/index.js');
   const law = (await import(pathToFileURL(dist).href)) as typeof import('../src/latency/distribution.js');
+  const options = ((await import(pathToFileURL(summary).href)) as typeof import('../src/latency/summary.js')).RESULT_LAW_OPTIONS;
   const sc = lib.validateScenario(s);
   const model = lib.compileModel(sc.params, maxQueue);
-  return (actions, tailBatch) => {
-    const policy = { actions, tailBatch };
-    // No work bound: an older build may count work otherwise (and refuse what this one computes).
-    return law.responseTimeDistribution(model, policy, lib.evaluatePolicy(sc.params, policy), { gridPoints: 0, survivalStop: RESULT_LAW_OPTIONS.survivalStop });
-  };
+  const policy = { actions, tailBatch };
+  const ev = lib.evaluatePolicy(sc.params, policy, { minLevels: maxQueue + 1 });
+  // Its own result settings, but no work bound: an older build may count work otherwise (and refuse what this one computes).
+  return () => law.responseTimeDistribution(model, policy, ev, { ...options, maxWork: Infinity });
 }
 
 export default async function run(ctx: BenchContext): Promise<BenchSection> {
@@ -45,15 +48,20 @@ export default async function run(ctx: BenchContext): Promise<BenchSection> {
   ];
   const rows: BenchSection['rows'] = [];
   const notes: string[] = [];
+  const load = (): string => loadavg().map((x) => x.toFixed(1)).join(' / ');
+  const loadBefore = load();
   for (const c of cases) {
     ctx.log(c.name);
     const sc = validateScenario(c.s);
     let sol: Awaited<ReturnType<typeof solveScenarioDetailed>> | undefined;
     const solveMs = await timeRuns(async () => (sol = await solveScenarioDetailed(sc, { percentiles: false })), ctx.quick ? 3 : 11, ctx.quick ? 1 : 5);
     const policy = { actions: sol!.warmStart.policy, tailBatch: sc.params.maxBatchSize };
-    const model = compileModel(sc.params, sol!.result.solver.maxQueue);
-    const now = (): ReturnType<typeof responseTimeDistribution> => responseTimeDistribution(model, policy, evaluatePolicy(sc.params, policy), RESULT_LAW_OPTIONS);
-    const base = await baseline(c.s, sol!.result.solver.maxQueue);
+    const S = sol!.result.solver.maxQueue;
+    const model = compileModel(sc.params, S);
+    // The solve's own evaluation (it extends past S), which latencyFigures is handed: not timed again.
+    const ev = evaluatePolicy(sc.params, policy, { minLevels: S + 1 });
+    const now = (): ReturnType<typeof responseTimeDistribution> => responseTimeDistribution(model, policy, ev, RESULT_LAW_OPTIONS);
+    const base = await baseline(c.s, S, policy.actions, policy.tailBatch);
     // The uniformized row takes seconds a run: fewer of them.
     const reps = ctx.quick ? 1 : isExponentialLaw(sc.params) ? 3 : 5;
     const after: number[] = [];
@@ -62,18 +70,19 @@ export default async function run(ctx: BenchContext): Promise<BenchSection> {
     let p99Before = NaN;
     // The first call of each build pays its JIT warm-up: one untimed call each.
     now();
-    if (typeof base !== 'string') base(policy.actions, policy.tailBatch);
+    if (typeof base !== 'string') base();
     for (let i = 0; i < reps; i++) {
       let t = performance.now();
       d = now();
       after.push(performance.now() - t);
       if (typeof base !== 'string') {
         t = performance.now();
-        p99Before = base(policy.actions, policy.tailBatch).percentiles.p99;
+        p99Before = base().percentiles.p99;
         before.push(performance.now() - t);
       }
     }
     if (typeof base === 'string' && notes.length === 0) notes.push(`No before column: ${base}.`);
+    if (typeof base !== 'string' && notes.length === 0) notes.push(`Baseline: ${process.env.BATCHWISE_BENCH_LATENCY_BASELINE}${baselineCommit(process.env.BATCHWISE_BENCH_LATENCY_BASELINE!)}.`);
     rows.push({
       scenario: c.name,
       'solve median ms': fmt(median(solveMs)),
@@ -94,11 +103,12 @@ export default async function run(ctx: BenchContext): Promise<BenchSection> {
     name: 'Response-time distribution beside the solve (CPU)',
     rows,
     notes: [
-      'distribution = exact evaluation of the solved policy, then its response-time law (docs/model.md §9: the exact mixture for deterministic service, uniformization for exponential) and the five percentiles by the safeguarded Newton search, as every result computes them (`RESULT_LAW_OPTIONS`: no CDF grid, uniformization stopped at a survival of 1e-13); after one untimed call.',
-      'before = the same computation by the baseline build (BATCHWISE_BENCH_LATENCY_BASELINE), runs alternating with this build.',
+      'distribution = the response-time law of the solved policy from the solve’s own exact evaluation (docs/model.md §9: the exact mixture for deterministic service, uniformization for exponential) and the five percentiles by the safeguarded Newton search, as every result computes them (`RESULT_LAW_OPTIONS`: no CDF grid, thresholds and stop rules at what the percentiles to 1e-4 need, the stated accuracy beside); after one untimed call. The evaluation is part of the solve (it is timed there), not again here.',
+      'before = the same computation by the baseline build (BATCHWISE_BENCH_LATENCY_BASELINE) with its own RESULT_LAW_OPTIONS (no work bound), from its own evaluation, runs alternating with this build.',
       'terms / steps = shifted-Erlang terms of the mixture, or uniformization steps.',
       'ratio to solve = distribution time / solve time; the issue asks for at most 1×.',
       ...notes,
+      `Load average ${loadBefore} before and ${load()} after (1 / 5 / 15 min; the machine is shared, both builds see the same load).`,
     ],
   };
 }

@@ -1,10 +1,8 @@
 import { busyBasis, type BusyBasis } from './busyBasis.js';
-import { blockWeights, SKIP, type BlockWeights } from './busyWeights.js';
+import { blockWeights, type BlockWeights } from './busyWeights.js';
 import { antiderivative, clenshawMany } from './chebyshev.js';
 import type { Continuation } from './continuation.js';
 import { poissonRow } from './poisson.js';
-
-export { SKIP } from './busyWeights.js';
 
 /**
  * The arrivals that come during a batch (docs/model.md §9.1): per batch size b0, the terms (D, n)
@@ -94,16 +92,16 @@ export function busyBlock(cont: Continuation, W: number, lambda: number, L0: num
       for (let c = 0; c <= Q; c++) A[base + c] += w * ahead[src + c];
     }
   }
-  return blockOf(cont, basis, lambda, L0, blockWeights(cont, W, A, kLo, kHi, behind, I, Q, L0, basis.lebesgue, b0, prune, skipped), skipped);
+  return blockOf(cont, basis, lambda, L0, blockWeights(cont, W, A, kLo, kHi, behind, I, Q, L0, basis.lebesgue, b0, prune, skipped), skipped, prune);
 }
 
 /** The terms' columns from their values: mass and time left (Clenshaw–Curtis), series, antiderivative, Gauss values. */
-function blockOf(cont: Continuation, basis: BusyBasis, lambda: number, L0: number, weights: BlockWeights, skipped: { value: number }): BusyBlock {
+function blockOf(cont: Continuation, basis: BusyBasis, lambda: number, L0: number, weights: BlockWeights, skipped: { value: number }, prune: number): BusyBlock {
   const { count: total, radix: waits, dense, rho } = weights;
   const { Q, w0, w1, toSeries } = basis;
   const P = Q + 1;
   const G = basis.gauss.x.length;
-  // ∫ρ dx = l/2·∫ρ dz and ∫ρ·(l − x) dx = l²/4·∫ρ·(1 − z) dz; a term whose mass is under SKIP is left out.
+  // ∫ρ dx = l/2·∫ρ dz and ∫ρ·(l − x) dx = l²/4·∫ρ·(1 − z) dz; a term whose mass is under `prune` is left out.
   const keep = new Int32Array(total);
   const M = new Float64Array(total);
   const Lf = new Float64Array(total);
@@ -116,7 +114,7 @@ function blockOf(cont: Continuation, basis: BusyBasis, lambda: number, L0: numbe
       I1 += w1[c] * rho[q * P + c];
     }
     const m = (L0 / 2) * I0;
-    if (Math.abs(m) < SKIP) {
+    if (Math.abs(m) < prune) {
       skipped.value += Math.abs(m);
       continue;
     }

@@ -2,14 +2,12 @@ import { LimitError } from '../model/errors.js';
 import type { Continuation } from './continuation.js';
 import { grown } from './grown.js';
 
-/** Weight (a bound on its CDF mass) under which an (ahead, behind) state or a term is left out. */
-export const SKIP = 1e-19;
 /**
- * A state's values at the Chebyshev points that move the interpolant of its terms by less than this
- * (times the points' Lebesgue constant and l(b0)) are left out from both ends of the interval: the
- * weight of an (ahead, behind) state is a bump, near zero over much of the batch.
+ * A state's values at the Chebyshev points that move the interpolant of its terms by less than
+ * this share of `prune` (times the points' Lebesgue constant and l(b0)) are left out from both ends
+ * of the interval: the weight of an (ahead, behind) state is a bump, near zero over much of the batch.
  */
-export const NODE_DROP = 1e-21;
+const NODE_DROP_SHARE = 1e-2;
 /** Doubles of ρ values one block may hold (80 MB). */
 const MAX_WEIGHTS = 10_000_000;
 
@@ -29,7 +27,7 @@ let denseAll: Int32Array = new Int32Array(1024);
  * ρ_key(x_c) = Σ over the (ahead k, behind j) states reaching the term of A_k(x_c)·B_j(x_c)·c, with
  * A[(k − kLo)·P + c] = Σ_{s'} ν(s')/Y·Pois(k − r0; λx_c) and behind[j·P + c] = Pois(j; λ(l − x_c))
  * (the last row: j ≥ mCap). What it leaves out is added to skipped.value: states and terms under
- * SKIP / prune (their bound ∫ ≤ peak·l), and values dropped at the ends (NODE_DROP).
+ * `prune` (their bound ∫ ≤ peak·l), and values dropped at the ends (NODE_DROP_SHARE·prune).
  */
 export function blockWeights(
   cont: Continuation,
@@ -60,16 +58,17 @@ export function blockWeights(
   let count = 0;
   let lost = 0;
   const dropScale = lebesgue * L0;
-  const floorA = NODE_DROP / dropScale;
+  const nodeDrop = NODE_DROP_SHARE * prune;
+  const floorA = nodeDrop / dropScale;
   for (let k = kLo; k <= kHi; k++) {
     const base = (k - kLo) * P;
     let top = 0;
     for (let c = 0; c <= Q; c++) top = Math.max(top, A[base + c]);
-    if (!(top * L0 > SKIP)) {
+    if (!(top * L0 > prune)) {
       lost += top * L0;
       continue;
     }
-    // Where A_k alone is under NODE_DROP/(Λ·l) every state of row k drops its values (B ≤ 1,
+    // Where A_k alone is under nodeDrop/(Λ·l) every state of row k drops its values (B ≤ 1,
     // Σ|c| ~ 1): those ends are never formed; their largest, aDrop, enters each state's bound.
     let aLo = 0;
     let aHi = Q;
@@ -82,7 +81,7 @@ export function blockWeights(
       const t0 = cStart[st];
       const t1 = cEnd[st];
       if (t1 === t0) continue; // no terms: reached by almost no arrival (continuation's pruning)
-      if (!(top * maxB[j] * L0 > SKIP)) {
+      if (!(top * maxB[j] * L0 > prune)) {
         lost += top * maxB[j] * L0;
         continue;
       }
@@ -94,15 +93,15 @@ export function blockWeights(
         wv[c] = v;
         if (v > any) any = v;
       }
-      if (!(any * L0 > SKIP)) {
+      if (!(any * L0 > prune)) {
         lost += any * L0;
         continue;
       }
-      // The ends where the state's values times all its coefficients stay under NODE_DROP: left out,
+      // The ends where the state's values times all its coefficients stay under nodeDrop: left out,
       // the largest of them times Λ·l(b0)·Σ|c| into the error (the interpolant moves by at most that).
       let sum = 0;
       for (let t = t0; t < t1; t++) sum += Math.abs(cCoef[t]);
-      const floor = NODE_DROP / (sum * dropScale);
+      const floor = nodeDrop / (sum * dropScale);
       let dropped = outside;
       let lo = aLo;
       while (lo <= aHi && wv[lo] < floor) dropped = Math.max(dropped, wv[lo++]);

@@ -36,7 +36,15 @@ export interface ResponseTimeDistribution {
   readonly work: number;
 }
 
-export interface LatencyOptions extends UniformizedOptions {
+export interface LawOptions extends UniformizedOptions {
+  /**
+   * Deterministic service: a term, state or share that moves P(R ≤ t) by less than this is left
+   * out, its size summed into the stated error (default 1e-19, mixture.ts PRUNE).
+   */
+  readonly prune?: number;
+}
+
+export interface LatencyOptions extends LawOptions {
   /** Grid points, evenly spaced on (0, 1.25·p99.9] (default 32). */
   readonly gridPoints?: number;
   /** Relative width at which a percentile's bracket stops (default 1e-9). */
@@ -54,11 +62,11 @@ export function isExponentialLaw(p: { readonly distribution: string; readonly cv
  * exponential → uniformization of the absorbing chain (uniformized.ts, Poisson or MMPP arrivals);
  * gamma → the transform over (requests ahead, requests behind) inverted by Euler (transformLaw.ts).
  */
-export function responseTimeLaw(model: CompiledModel, policy: Policy, evaluation?: DetailedEvaluation, opts: UniformizedOptions = {}): ResponseTimeLaw {
+export function responseTimeLaw(model: CompiledModel, policy: Policy, evaluation?: DetailedEvaluation, opts: LawOptions = {}): ResponseTimeLaw {
   const ev = evaluation ?? evaluatePolicy(model.params, policy);
   if (isExponentialLaw(model.params)) return uniformizedLaw(model, policy, ev, opts);
   if (model.M !== 1) throw new LimitError('arrivalProcess', 'the response-time distribution under MMPP arrivals is implemented for exponential service only');
-  if (isDeterministicLaw(model.params.distribution, model.params.cv)) return deterministicLaw(model, policy, ev);
+  if (isDeterministicLaw(model.params.distribution, model.params.cv)) return deterministicLaw(model, policy, ev, opts.prune);
   return transformLaw(model, policy, ev);
 }
 

@@ -3,7 +3,7 @@ import { LimitError } from '../model/errors.js';
 import { isDeterministicLaw } from '../model/tilt.js';
 import type { DetailedEvaluation } from '../policy/evaluate.js';
 import { actionAt, type Policy } from '../policy/policy.js';
-import { busyBlock, rowLength, settled, SETTLED, SKIP, type BusyBlock } from './busyBlocks.js';
+import { busyBlock, rowLength, settled, SETTLED, type BusyBlock } from './busyBlocks.js';
 import { blockValue } from './busyValue.js';
 import { behindCap } from './clamp.js';
 import { continuation, reachOf, WAIT_RADIX } from './continuation.js';
@@ -116,7 +116,7 @@ export function deterministicLaw(model: CompiledModel, policy: Policy, ev: Detai
   const idleC: number[] = [];
   let skipped = 0;
   for (const [key, c] of idle) {
-    if (Math.abs(c) < SKIP) {
+    if (Math.abs(c) < prune) {
       skipped += Math.abs(c);
       continue;
     }

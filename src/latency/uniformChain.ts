@@ -21,7 +21,10 @@ import type { UniformEntry } from './uniformEntry.js';
  * falls; so once m ≥ mCap every later epoch is at s ≥ max(L, b∞) and serves exactly b∞, whatever
  * m and j are: no more waiting, and the service rates do not depend on the phase. The remaining
  * time is then a function of (k, mode) alone, so all m ≥ mCap are one state m = mCap, and its
- * phase is dropped (j = 0), arrivals there being self-loops.
+ * phase is dropped (j = 0), arrivals there being self-loops. It is pure earlier still: with
+ * r = k mod b∞, every later epoch has k″ ≡ r ahead (batches of b∞ until the request's own) and
+ * level ≥ r + 1 + m, so from m ≥ mCap − r on it serves b∞ at every epoch and the time depends on
+ * (⌊k/b∞⌋, mode) alone: those states are one, keyed (⌊k/b∞⌋·b∞, mCap).
  *
  * The chain is explored lazily: a state gets an id when some mass can reach it and its moves when
  * mass worth stepping sits on it (uniformized.ts). Most states of the whole chain (deep queues,
@@ -30,20 +33,30 @@ import type { UniformEntry } from './uniformEntry.js';
  */
 const DENSE_KEYS = 1 << 24;
 
+/** Kinds of state in the rate table: idle or serving with m below the clamp, clamped, final. */
+const FREE = 0;
+const CLAMPED = 1;
+const FINAL = 2;
+
 export class LazyChain {
   /** Uniformization rate Λ: a bound on every state's outflow, known before any state is built. */
   readonly rate: number;
   readonly mCap: number;
   /** States with an id so far (final ones included). */
   size = 0;
-  /** 1 − outflow/Λ, set when the state is expanded. */
-  stay = new Float64Array(1024);
-  /** Moves of an expanded state: to/prob[begin[i]..end[i]); begin is −1 until expanded. */
-  begin = new Int32Array(1024).fill(-1);
-  end = new Int32Array(1024);
-  to = new Int32Array(4096);
-  prob = new Float64Array(4096);
-  private edges = 0;
+  /**
+   * Moves per state: the slots arrival, completion, then the M − 1 phase changes (−1: none).
+   * A state's record rec[i·stride] is its row in `table` (−1 until expanded), followed by its
+   * slots' targets: one read per state where separate arrays took five (the step is memory bound).
+   */
+  readonly slots: number;
+  readonly stride: number;
+  rec: Int32Array;
+  /**
+   * Per row: the stay probability 1 − outflow/Λ, then each slot's probability. A row depends only
+   * on (kind, batch, phase), so there are a few hundred whatever the number of states.
+   */
+  readonly table: Float64Array;
   private kOf = new Int32Array(1024);
   private mOf = new Int32Array(1024);
   /** 0 waiting, b serving a batch of b, −a final a. */
@@ -57,6 +70,8 @@ export class LazyChain {
   private readonly mu: Float64Array;
   private readonly M: number;
   private readonly B: number;
+  /** b∞, the batch every level past the clamp serves. */
+  private readonly bt: number;
   private readonly lam: Float64Array;
   private readonly Q: Float64Array;
 
@@ -64,12 +79,16 @@ export class LazyChain {
     const { M, B } = model;
     this.M = M;
     this.B = B;
+    this.bt = policy.tailBatch;
     this.lam = model.process.rates;
     this.Q = model.process.generator;
     this.mu = new Float64Array(B + 1);
     for (let b = 1; b <= B; b++) this.mu[b] = 1 / model.params.meanService[b];
     this.mCap = behindCap(policy);
     this.finals = new Int32Array(B + 1).fill(-1);
+    this.slots = M + 1;
+    this.stride = M + 2;
+    this.rec = new Int32Array(1024 * this.stride).fill(-1);
     // Actions on every level an epoch can reach (beyond, actionAt serves min(s, b∞) anyway).
     const top = entry.maxAhead + this.mCap + 2;
     this.act = new Int32Array(top * M);
@@ -88,9 +107,41 @@ export class LazyChain {
       arrivals = Math.max(arrivals, this.lam[j] + q);
     }
     this.rate = arrivals + fastest;
+    this.table = this.rateTable();
     const keys = (entry.maxAhead + 1) * (this.mCap + 1) * (B + 1) * M;
     if (keys <= DENSE_KEYS) this.dense = new Int32Array(keys).fill(-1);
     else this.sparse = new Map();
+  }
+
+  /** Row of (kind, batch b or final a, phase j) in the rate table. */
+  private row(kind: number, b: number, j: number): number {
+    return (kind * (this.B + 1) + b) * this.M + j;
+  }
+
+  /** Probabilities per (kind, batch, phase): stay, then the slots (arrival, completion, phase changes in order of j' ≠ j). */
+  private rateTable(): Float64Array {
+    const { M, B, slots } = this;
+    const w = slots + 1;
+    const t = new Float64Array(3 * (B + 1) * M * w);
+    for (let b = 0; b <= B; b++) {
+      for (let j = 0; j < M; j++) {
+        const free = this.row(FREE, b, j) * w;
+        t[free + 1] = this.lam[j];
+        t[free + 2] = this.mu[b]; // 0 for b = 0 (waiting)
+        let s = 3;
+        for (let jj = 0; jj < M; jj++) if (jj !== j) t[free + s++] = this.Q[j * M + jj];
+        t[this.row(CLAMPED, b, j) * w + 2] = this.mu[b];
+        // Final: the completion absorbs (no move), so it only lowers the stay.
+        t[this.row(FINAL, b, j) * w] = 1 - this.mu[b] / this.rate;
+      }
+    }
+    for (let r = 0; r < 2 * (B + 1) * M; r++) {
+      let out = 0;
+      for (let s = 1; s <= slots; s++) out += t[r * w + s];
+      t[r * w] = 1 - out / this.rate;
+      for (let s = 1; s <= slots; s++) t[r * w + s] /= this.rate;
+    }
+    return t;
   }
 
   /** The state the entry point (k ahead, phase j, idle or serving a batch) starts from. */
@@ -99,56 +150,50 @@ export class LazyChain {
   }
 
   isExpanded(i: number): boolean {
-    return this.begin[i] >= 0;
+    return this.rec[i * this.stride] >= 0;
   }
 
-  /** Builds the moves of state i (and ids for their targets). */
+  /** Builds the moves of state i (and ids for their targets, only where the move's rate is positive). */
   expand(i: number): void {
     const k = this.kOf[i];
     const m = this.mOf[i];
     const md = this.modeOf[i];
     const j = this.phaseOf[i];
-    const first = this.edges;
+    const at = i * this.stride;
     if (md < 0) {
-      this.close(i, first, this.mu[-md]); // to absorption: no move
+      this.rec[at] = this.row(FINAL, -md, 0); // to absorption: no move
       return;
     }
     if (m === this.mCap) {
       // Clamped: only the completion matters (waiting cannot occur here).
-      this.edge(this.epoch(k, m, 0), this.mu[md]);
-    } else {
-      const M = this.M;
-      if (md === 0) this.edge(this.epoch(k, m + 1, j), this.lam[j]);
-      else {
-        this.edge(this.state(k, m + 1, md, j), this.lam[j]);
-        this.edge(this.epoch(k, m, j), this.mu[md]);
-      }
-      for (let jj = 0; jj < M; jj++) {
-        if (jj === j) continue;
-        this.edge(md === 0 ? this.epoch(k, m, jj) : this.state(k, m, md, jj), this.Q[j * M + jj]);
+      const done = this.epoch(k, m, 0);
+      this.rec[at + 2] = done;
+      this.rec[at] = this.row(CLAMPED, md, 0);
+      return;
+    }
+    const M = this.M;
+    const r = this.row(FREE, md, j);
+    const p = this.table;
+    const w = this.slots + 1;
+    // Each target is taken before it is stored: making it may grow rec (a new array).
+    if (p[r * w + 1] > 0) {
+      const to = md === 0 ? this.epoch(k, m + 1, j) : this.state(k, m + 1, md, j);
+      this.rec[at + 1] = to;
+    }
+    if (md > 0) {
+      const to = this.epoch(k, m, j);
+      this.rec[at + 2] = to;
+    }
+    let s = 2;
+    for (let jj = 0; jj < M; jj++) {
+      if (jj === j) continue;
+      s++;
+      if (p[r * w + s] > 0) {
+        const to = md === 0 ? this.epoch(k, m, jj) : this.state(k, m, md, jj);
+        this.rec[at + s] = to;
       }
     }
-    let out = 0;
-    for (let e = first; e < this.edges; e++) out += this.prob[e];
-    for (let e = first; e < this.edges; e++) this.prob[e] /= this.rate;
-    this.close(i, first, out);
-  }
-
-  private close(i: number, first: number, out: number): void {
-    this.begin[i] = first;
-    this.end[i] = this.edges;
-    this.stay[i] = 1 - out / this.rate;
-  }
-
-  /** A move at rate r (stored as a rate until the state's moves are complete). */
-  private edge(target: number, r: number): void {
-    if (r <= 0) return;
-    if (this.edges === this.to.length) {
-      this.to = grown(this.to, this.to.length * 2);
-      this.prob = grown(this.prob, this.prob.length * 2);
-    }
-    this.to[this.edges] = target;
-    this.prob[this.edges++] = r;
+    this.rec[at] = r;
   }
 
   private epoch(k: number, m: number, j: number): number {
@@ -161,6 +206,11 @@ export class LazyChain {
   }
 
   private state(k: number, m: number, md: number, j: number): number {
+    if (m >= this.mCap - (k % this.bt)) {
+      // Pure from here on (see the class comment): one state per ⌊k/b∞⌋, at the clamp.
+      k -= k % this.bt;
+      m = this.mCap;
+    }
     const jj = m === this.mCap ? 0 : j;
     const key = ((k * (this.mCap + 1) + m) * (this.B + 1) + md) * this.M + jj;
     const id = this.dense ? this.dense[key] : (this.sparse!.get(key) ?? -1);
@@ -185,9 +235,7 @@ export class LazyChain {
       this.mOf = grown(this.mOf, n);
       this.modeOf = grown(this.modeOf, n);
       this.phaseOf = grown(this.phaseOf, n);
-      this.stay = grown(this.stay, n);
-      this.begin = grown(this.begin, n, -1);
-      this.end = grown(this.end, n);
+      this.rec = grown(this.rec, n * this.stride, -1);
     }
     this.kOf[id] = k;
     this.mOf[id] = m;

@@ -19,6 +19,8 @@ export interface UniformizedOptions {
   readonly maxWork?: number;
   /** Mass on a state below this is dropped rather than stepped, and counted in the CDF bound (default 1e-20). */
   readonly dropBelow?: number;
+  /** Entry points under this mass are dropped, and counted in the CDF bound (default 1e-16, uniformEntry.ts ENTRY_MIN_MASS). */
+  readonly entryMinMass?: number;
 }
 
 /**
@@ -38,7 +40,7 @@ export function uniformizedLaw(model: CompiledModel, policy: Policy, ev: Detaile
     throw new LimitError('serviceTime.distribution', 'the uniformized distribution needs exponential service (EXPONENTIAL, or GAMMA with cv = 1)');
   }
   const pol = broadcastPolicy(policy, model.M);
-  const entry = uniformEntry(model, pol, ev.stationary, ev.levels);
+  const entry = uniformEntry(model, pol, ev.stationary, ev.levels, opts.entryMinMass);
   const chain = new LazyChain(model, pol, entry);
   const run = survivals(chain, entry, {
     stop: opts.survivalStop ?? 1e-18,
@@ -127,7 +129,8 @@ export function survivals(chain: LazyChain, entry: UniformEntry, o: { stop: numb
       if (u[i] >= dropBelow && !chain.isExpanded(i)) chain.expand(i);
     }
     fit();
-    const { stay, begin, end, to, prob } = chain;
+    const { rec, table, stride, slots } = chain;
+    const width = slots + 1;
     let nextLen = 0;
     for (let q = 0; q < curLen; q++) {
       const i = cur[q];
@@ -137,17 +140,20 @@ export function survivals(chain: LazyChain, entry: UniformEntry, o: { stop: numb
         dropped += x;
         continue;
       }
-      const kept = x * stay[i];
+      const at = i * stride;
+      const row = rec[at] * width;
+      const kept = x * table[row];
       if (kept > 0) {
         if (v[i] === 0) next[nextLen++] = i;
         v[i] += kept;
       }
-      const e1 = end[i];
-      work += e1 - begin[i];
-      for (let e = begin[i]; e < e1; e++) {
-        const w = x * prob[e];
+      for (let s = 1; s <= slots; s++) {
+        const t = rec[at + s];
+        if (t < 0) continue;
+        work++;
+        // a zero (underflowed) share would list t without marking it, and again later
+        const w = x * table[row + s];
         if (!(w > 0)) continue;
-        const t = to[e];
         if (v[t] === 0) next[nextLen++] = t;
         v[t] += w;
       }

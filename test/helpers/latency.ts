@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { responseTimeDistribution } from '../../src/latency/distribution.js';
-import type { LatencyFigures } from '../../src/latency/summary.js';
+import { RESULT_LAW_OPTIONS, type LatencyFigures } from '../../src/latency/summary.js';
 import { compileModel, MIN_MAX_QUEUE } from '../../src/model/compile.js';
 import type { Scenario } from '../../src/model/scenario.js';
 import { validateScenario } from '../../src/model/validate.js';
@@ -32,7 +32,7 @@ export function directPercentiles(scenario: Scenario, r: SolveResult | Evaluatio
   const policy = spec ? parsePolicySpec(spec, p.maxBatchSize) : policyOf(r.policy, p.maxBatchSize);
   const S = 'solver' in r ? r.solver.maxQueue : Math.max(MIN_MAX_QUEUE, p.maxBatchSize);
   const ev = evaluatePolicy(p, policy, 'solver' in r ? { minLevels: S + 1 } : {});
-  const d = responseTimeDistribution(compileModel(p, S), policy, ev, { gridPoints: 0 });
+  const d = responseTimeDistribution(compileModel(p, S), policy, ev, RESULT_LAW_OPTIONS);
   const q = d.percentiles;
   return [q.p50, q.p90, q.p95, q.p99, q.p999];
 }

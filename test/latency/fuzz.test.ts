@@ -40,7 +40,7 @@ describe('response-time laws on random scenarios', () => {
       if (!('latency' in summary)) continue;
       const law = responseTimeLaw(model, policy, ev);
       expect(Math.abs(law.mean - ev.meanResponseTime) / ev.meanResponseTime, where).toBeLessThan(1e-9);
-      const { percentiles: q } = percentilesOf(law);
+      const { percentiles: q, relative } = percentilesOf(law);
       const ps = [q.p50, q.p90, q.p95, q.p99, q.p999];
       const probs = [0.5, 0.9, 0.95, 0.99, 0.999];
       ps.forEach((t, k) => {
@@ -50,9 +50,11 @@ describe('response-time laws on random scenarios', () => {
         expect(law.cdf(t), where).toBeGreaterThanOrEqual(probs[k] - law.cdfError);
         expect(law.cdf(t * (1 - 1e-6)), where).toBeLessThan(probs[k] + law.cdfError);
       });
-      // the summary stops exponential chains earlier (survival 1e-13, its CDF bound): equal to the search's 1e-9
-      expect(Math.abs(summary.latency.p50 - q.p50) / q.p50, where).toBeLessThan(1e-9);
-      expect(Math.abs(summary.latency.p99 - q.p99) / q.p99, where).toBeLessThan(1e-9);
+      // the summary computes at the results' looser settings (RESULT_LAW_OPTIONS): within the two
+      // stated accuracies of the tight law, and its own well inside the spec's 1e-4
+      const got = summary.latency;
+      expect(got.accuracy.percentileRelative, where).toBeLessThan(1e-5);
+      [got.p50, got.p90, got.p95, got.p99, got.p999].forEach((t, k) => expect(Math.abs(t - ps[k]) / ps[k], where).toBeLessThanOrEqual(got.accuracy.percentileRelative + relative));
       exact++;
     }
     // most of them get exact figures (the rest say why)

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { responseTimeDistribution } from '../../src/latency/distribution.js';
-import { latencyModel } from '../../src/latency/summary.js';
+import { latencyModel, RESULT_LAW_OPTIONS } from '../../src/latency/summary.js';
 import { validateScenario } from '../../src/model/validate.js';
 import { computeFrontier, type Frontier } from '../../src/plan/frontier.js';
 import { vertexP99s } from '../../src/plan/frontierLatency.js';
@@ -33,7 +33,7 @@ const relClose = (a: number, b: number, rel: number): void => expect(Math.abs(a 
 /** p99 of `policy` at rate λ, from a scenario built afresh at λ (not through the chart's own rescaling). */
 function exactP99(rate: number, policy: Policy): number {
   const p = validateScenario(specScenario(rate, W_POW)).params;
-  return responseTimeDistribution(latencyModel(p), policy, evaluatePolicy(p, policy), { gridPoints: 0 }).percentiles.p99;
+  return responseTimeDistribution(latencyModel(p), policy, evaluatePolicy(p, policy), RESULT_LAW_OPTIONS).percentiles.p99;
 }
 
 describe('latency against load chart', () => {
@@ -68,7 +68,7 @@ describe('latency against load chart', () => {
     expect(byClass(els, 'subtitle')[0].text).toContain('B = 32 · deterministic service');
   });
 
-  it("plots each policy's exact p99 (responseTimeDistribution on the same policy) at the first and last rate", async () => {
+  it("plots each policy's exact p99 (responseTimeDistribution on the same policy, as results compute it) at the first and last rate", async () => {
     const nominal = policyOf((await solveScenario(specScenario(NOMINAL, W_POW), { percentiles: false })).policy, B);
     const [optimal, fixed, greedy] = byClass(els, 'series');
     const points = (s: XmlElement): XmlElement[] => byClass(els, 'point').filter((m) => within(m, s));
@@ -121,7 +121,7 @@ describe('frontier in p99', () => {
     expect(markers).toHaveLength(f.vertices.length);
     expect(labels).toHaveLength(f.vertices.length);
     f.vertices.forEach((v, i) => {
-      const exact = responseTimeDistribution(latencyModel(p), v.policy, evaluatePolicy(p, v.policy), { gridPoints: 0 }).percentiles.p99;
+      const exact = responseTimeDistribution(latencyModel(p), v.policy, evaluatePolicy(p, v.policy), RESULT_LAW_OPTIONS).percentiles.p99;
       expect(Number(markers[i].attrs['data-p99-ms'])).toBe(exact * 1e3);
       const limit = summarizePolicy(v.policy, B).controlLimit;
       expect(markers[i].attrs['data-control-limit']).toBe(String(limit));
