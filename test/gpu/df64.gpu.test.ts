@@ -1,0 +1,88 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { classesStep, stepScratch } from '../../src/model/classes/bellman.js';
+import { compileClasses, type ClassesModel } from '../../src/model/classes/compile.js';
+import { validateClassesScenario } from '../../src/model/classes/validate.js';
+import { df64CheckKernel } from '../../src/solve/gpu/df64.js';
+import { releaseGpu } from '../../src/solve/gpu/device.js';
+import { jointStepOnGpu } from '../../src/solve/gpu/jointStep.js';
+import { StageResources } from '../../src/solve/gpu/stageLoop.js';
+import { scenarioOf, type CaseClass } from '../classes/support.js';
+import { rng } from '../helpers/random.js';
+import { gpuForTests } from './gpuEnv.js';
+
+const gpu = await gpuForTests();
+afterAll(releaseGpu);
+
+/** u² = 2^-48: the unit of double-float (two f32) rounding. */
+const U2 = 2 ** -48;
+
+/** A normalised f32 pair: hi and a random lo, |lo| < ulp(hi)/2. */
+function withLo(r: () => number, hi: number): [number, number] {
+  const ulp = 2 ** (Math.floor(Math.log2(Math.abs(hi))) - 23);
+  return [hi, Math.fround((r() - 0.5) * 0.999 * ulp)];
+}
+
+/** A random pair, hi of binary exponent in [−12, 12]. */
+function randomDf(r: () => number): [number, number] {
+  return withLo(r, Math.fround((r() < 0.5 ? -1 : 1) * 2 ** (Math.floor(r() * 25) - 12) * (1 + r())));
+}
+
+/** Exact rationals: a dyadic f32 (or pair) as a BigInt of scale 2^SCALE. */
+const SCALE = 200n;
+const big = (v: number): bigint => BigInt(v * 2 ** Number(SCALE));
+const bigDf = (p: ArrayLike<number>): bigint => big(p[0]) + big(p[1]);
+const abs = (x: bigint): bigint => (x < 0n ? -x : x);
+/** |err| / |ref| as a number (both at the same scale). */
+function ratio(err: bigint, ref: bigint): number {
+  if (ref === 0n) return err === 0n ? 0 : Infinity;
+  return Number((abs(err) << 100n) / abs(ref)) / 2 ** 100;
+}
+
+describe(`double-float arithmetic on the GPU${gpu.skip}`, () => {
+  it.skipIf(!gpu.ctx)('add, sub, mul and mul-add of 20000 random pairs are within a few u² of exact rational arithmetic, and two_sum, two_prod are exact (no contraction or reassociation by the compiler)', async () => {
+    const ctx = gpu.ctx!;
+    const count = 20000;
+    const r = rng(44);
+    const ops = new Float32Array(6 * count);
+    for (let i = 0; i < count; i++) {
+      const a = randomDf(r);
+      // A quarter of the b are a's near-twins: cancellation in a − b (and a + (−b)).
+      const b = i % 4 === 0 ? withLo(r, Math.fround(a[0] * (1 + 2 ** -(10 + (i % 13))))) : randomDf(r);
+      ops.set([...a, ...b, ...randomDf(r)], 6 * i);
+    }
+    const res = new StageResources(ctx);
+    let out: Float32Array;
+    try {
+      const buffers = { operands: res.upload(ops), results: res.upload(new ArrayBuffer(0), 4 * 12 * count) };
+      const k = await res.bind(df64CheckKernel(64), buffers, { count }, { threads: count });
+      const enc = ctx.device.createCommandEncoder();
+      ctx.runner.encodePass(enc, [k], 'df64 check');
+      const [data] = await ctx.runner.submit(enc, 'df64 check', [ctx.runner.encodeRead(enc, buffers.results, 4 * 12 * count)]);
+      out = new Float32Array(data);
+    } finally {
+      res.release();
+    }
+    const worst = { add: 0, sub: 0, mul: 0, madd: 0 };
+    for (let i = 0; i < count; i++) {
+      const [a, b, c] = [0, 1, 2].map((j) => bigDf(ops.subarray(6 * i + 2 * j, 6 * i + 2 * j + 2)));
+      const got = (j: number) => bigDf(out.subarray(12 * i + 2 * j, 12 * i + 2 * j + 2));
+      const ah = big(ops[6 * i]);
+      const bh = big(ops[6 * i + 2]);
+      // The error-free transforms: exactly a.hi + b.hi and a.hi·b.hi.
+      expect(got(4)).toBe(ah + bh);
+      expect(got(5) << SCALE).toBe(ah * bh);
+      worst.add = Math.max(worst.add, ratio(got(0) - (a + b), a + b));
+      worst.sub = Math.max(worst.sub, ratio(got(1) - (a - b), a - b));
+      worst.mul = Math.max(worst.mul, ratio((got(2) << SCALE) - a * b, a * b));
+      // Relative to |a·b| + |c| (under cancellation a·b + c has no relative bound).
+      worst.madd = Math.max(worst.madd, ratio((got(3) << SCALE) - (a * b + (c << SCALE)), abs(a * b) + abs(c << SCALE)));
+    }
+    const inU2 = Object.fromEntries(Object.entries(worst).map(([k, v]) => [k, v / U2]));
+    console.log(`df64 worst relative errors in units of u² = 2^-48: ${JSON.stringify(inU2)}`);
+    // Published bounds (Joldes, Muller, Popescu 2017): 3u² + 13u³ for the sum, 7u² for the product (DWTimesDW1); mul-add adds both.
+    expect(inU2.add).toBeLessThanOrEqual(3.01);
+    expect(inU2.sub).toBeLessThanOrEqual(3.01);
+    expect(inU2.mul).toBeLessThanOrEqual(7);
+    expect(inU2.madd).toBeLessThanOrEqual(10.01);
+  });
+});
