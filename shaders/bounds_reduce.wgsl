@@ -7,7 +7,7 @@
 //   @binding(4) bounds: array<BoundsOut> (read_write)
 // uniforms:
 //   num_scenarios: u32
-//   real_one: f32
+//   real_zero: u32
 //
 // One workgroup per scenario: the Odoni bounds m_n = min_x gap(x), M_n = max_x gap(x) of the
 // last sweep, and the number of greedy-action changes since the previous reduction (the

@@ -10,7 +10,7 @@
 //   total_pad: u32
 //   num_scenarios: u32
 //   axis: u32
-//   real_one: f32
+//   real_zero: u32
 //
 // The per-axis sums of every action whose kernel is a product p_0 ⊗ … ⊗ p_{C−1} (deterministic
 // service) on one axis x = u.axis ≥ 1, one thread per padded position y of every scenario: the

@@ -9,7 +9,7 @@
 //   total_pad: u32
 //   num_scenarios: u32
 //   extrapolate: u32
-//   real_one: f32
+//   real_zero: u32
 //
 // Fills every joint scenario's padded box (docs/model.md §10, src/model/classes/grid.ts) from its
 // relative values, one thread per padded position p: hpad(p) = h(min(p, S)) axis by axis, the

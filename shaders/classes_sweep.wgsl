@@ -15,7 +15,7 @@
 //   greedy: u32
 //   residual: u32
 //   axis_sums: u32
-//   real_one: f32
+//   real_zero: u32
 //
 // One Bellman step of the joint multi-class model (docs/model.md §10) for every state n of every
 // scenario of a batch, one thread per state: the f32 twin of classesStep in

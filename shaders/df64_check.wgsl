@@ -5,7 +5,7 @@
 //   @binding(2) results: array<Real> (read_write)
 // uniforms:
 //   count: u32
-//   real_one: f32
+//   real_zero: u32
 //
 // The double-float operations of shaders/lib/real_df64.wgsl on the device, one thread per
 // operand triple (a, b, c): a + b, a − b, a·b, a·b + c and the error-free transforms

@@ -7,12 +7,13 @@
 // (llvmpipe rounds the product first: test/gpu/df64.gpu.test.ts).
 // The error-free transforms below are exact only if the compiler neither reassociates nor folds
 // them, and Mesa folds (a + b) − a to b: every intermediate they cancel is multiplied by
-// u.real_one, a uniform 1.0 the compiler cannot see through (df64.ts: REAL_ONE). The test checks
+// passed through keep(), an xor with a uniform 0 the compiler cannot see through (df64.ts: REAL_ZERO). The test checks
 // two_sum and two_prod exact, and each operation's error, against exact rational arithmetic.
 alias Real = vec2<f32>;
 
-// x, hidden from the compiler's algebra (u.real_one = 1).
-fn keep(x: f32) -> f32 { return x * u.real_one; }
+// x, hidden from the compiler's algebra: through an integer xor with u.real_zero = 0, which no
+// float rewrite can see across (a product by a uniform 1 was not enough inside the kernels).
+fn keep(x: f32) -> f32 { return bitcast<f32>(bitcast<u32>(x) ^ u.real_zero); }
 
 // s + e = a + b exactly (Knuth's TwoSum, no condition on a and b).
 fn two_sum(a: f32, b: f32) -> vec2<f32> {

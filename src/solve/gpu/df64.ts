@@ -39,12 +39,12 @@ export function fromReal(w: Float32Array, real: RealKind): Float64Array {
 }
 
 /**
- * The uniform every kernel over `Real` declares (in f32 too, so one file serves both): 1.0, which
- * real_df64.wgsl multiplies into the error-free transforms' intermediates so that the shader
+ * The uniform every kernel over `Real` declares (in f32 too, so one file serves both): 0, which
+ * real_df64.wgsl xors into the bits of the error-free transforms' intermediates so that the shader
  * compiler, not knowing it, cannot fold their error terms away (Mesa's llvmpipe does, otherwise:
  * test/gpu/df64.gpu.test.ts).
  */
-export const REAL_ONE: UniformDecl = { name: 'real_one', type: 'f32', value: 1 };
+export const REAL_ZERO: UniformDecl = { name: 'real_zero', type: 'u32', value: 0 };
 
 /** shaders/df64_check.wgsl: per operand triple (a, b, c) six df64 results (see the shader). */
 export function df64CheckKernel(workgroupSize: number): KernelDescriptor {
@@ -57,7 +57,7 @@ export function df64CheckKernel(workgroupSize: number): KernelDescriptor {
       { name: 'operands', access: 'read', type: 'array<Real>' },
       { name: 'results', access: 'read_write', type: 'array<Real>' },
     ],
-    uniforms: [{ name: 'count', type: 'u32' }, REAL_ONE],
+    uniforms: [{ name: 'count', type: 'u32' }, REAL_ZERO],
     includes: ['real_df64'],
   };
 }

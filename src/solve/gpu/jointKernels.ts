@@ -1,4 +1,4 @@
-import { REAL_ONE, type RealKind } from './df64.js';
+import { REAL_ZERO, type RealKind } from './df64.js';
 import type { BindingDecl, KernelDescriptor } from './kernel.js';
 import { JOINT_INFO, SCENARIO_INFO } from './structs.js';
 import type { UniformDecl } from './uniforms.js';
@@ -73,7 +73,7 @@ function jointKernel(name: string, workgroupSize: number, total: 'total_pad' | '
       { name: 'joint', access: 'read', type: 'array<JointInfo>' },
       ...bindings,
     ],
-    uniforms: [{ name: total, type: 'u32' }, { name: 'num_scenarios', type: 'u32' }, ...uniforms, REAL_ONE],
+    uniforms: [{ name: total, type: 'u32' }, { name: 'num_scenarios', type: 'u32' }, ...uniforms, REAL_ZERO],
     includes: [`real_${real}`, 'joint_scenario'],
   };
 }

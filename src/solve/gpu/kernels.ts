@@ -1,4 +1,4 @@
-import { REAL_ONE, type RealKind } from './df64.js';
+import { REAL_ZERO, type RealKind } from './df64.js';
 import type { KernelDescriptor } from './kernel.js';
 import { ACTION_INFO, BOUNDS_OUT, SCENARIO_INFO } from './structs.js';
 
@@ -68,7 +68,7 @@ export function boundsReduceKernel(workgroupSize: number, real: RealKind = 'f32'
       { name: 'changes', access: 'read_write', type: 'array<atomic<u32>>' },
       { name: 'bounds', access: 'read_write', type: 'array<BoundsOut>' },
     ],
-    uniforms: [{ name: 'num_scenarios', type: 'u32' }, REAL_ONE],
+    uniforms: [{ name: 'num_scenarios', type: 'u32' }, REAL_ZERO],
     includes: [`real_${real}`],
   };
 }

@@ -9,7 +9,7 @@ export type UniformType = UniformScalar | `vec${2 | 3 | 4}<${UniformScalar}>`;
 export interface UniformDecl {
   readonly name: string;
   readonly type: UniformType;
-  /** A value the declaration fixes (callers give none): e.g. real_one, a 1 the compiler cannot see (shaders/lib/real_df64.wgsl). */
+  /** A value the declaration fixes (callers give none): e.g. real_zero, a 0 the compiler cannot see (shaders/lib/real_df64.wgsl). */
   readonly value?: number;
 }
 
