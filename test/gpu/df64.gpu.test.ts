@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { classesStep, stepScratch } from '../../src/model/classes/bellman.js';
+import { classesStep, fillBox, stepScratch } from '../../src/model/classes/bellman.js';
 import { compileClasses, type ClassesModel } from '../../src/model/classes/compile.js';
 import { validateClassesScenario } from '../../src/model/classes/validate.js';
 import { df64CheckKernel } from '../../src/solve/gpu/df64.js';
@@ -107,6 +107,75 @@ function nearFixedPoint(model: ClassesModel): Float64Array {
   return h;
 }
 
+/**
+ * The a priori bound of docs/gpu.md ("df64") on |df64 value − exact value| per state, for a model
+ * whose serves all sum kernel rows (no product kernel): per action γ·(|hold| + |κ| + ρ·Σ p·(|H − h| + |e|))
+ * + ρ·Σ p·|e|, γ = (L + 4)·δ₊ + 3·δ× + 2·δ_in (L terms, δ_in the coefficients' rounding to pairs),
+ * e the padded value's error (≤ (T·δ₊ + δ×)·Σ|w|·max|h| past a top, 0 inside); the max over the
+ * allowed actions. `inputs` adds what rounding h to pairs moves the value by (unit·Σ|w|·|h| a padded
+ * value; nothing for a certificate, which is that of the rounded h, but the CPU's step is of h
+ * itself). With δ = 2^-53 a step the same bound holds for the CPU's f64 step.
+ */
+function roundingBound(model: ClassesModel, h: Float64Array, unit: number, inputs: boolean): Float64Array {
+  const { C, S, dims, padDims, padStrides, strides, costSlope, waitRate, idleKappa, actions, actionClass, actionBatch, kappa, ratio, shift, rowStart, rowOffset, rowLength, rowValue, probs } = model;
+  const plus = 3 * unit + 13 * unit ** 1.5;
+  const times = 7 * unit;
+  const scratch = stepScratch(model);
+  fillBox(model, h, scratch, 'extrapolate');
+  const H = scratch.H;
+  const hmax = Math.max(...Array.from(h, Math.abs));
+  const padErr = new Float64Array(H.length);
+  const padIn = new Float64Array(H.length);
+  for (let y = 0; y < H.length; y++) {
+    let w = 1;
+    let terms = 1;
+    for (let c = 0, r = y; c < C; c++) {
+      const at = Math.floor(r / padStrides[c]) % padDims[c];
+      const m = at - S[c];
+      if (m > 0) {
+        w *= 1 + 2 * m + 2 * m * (m + 1);
+        terms *= 3;
+      }
+    }
+    padErr[y] = terms > 1 ? (terms * plus + times) * w * hmax : 0;
+    padIn[y] = inputs ? unit * (terms > 1 ? w * hmax : Math.abs(H[y])) : 0;
+  }
+  const out = new Float64Array(model.states);
+  for (let x = 0; x < model.states; x++) {
+    const n = Array.from(dims, (_, c) => Math.floor(x / strides[c]) % dims[c]);
+    const padded = n.reduce((s, v, c) => s + v * padStrides[c], 0);
+    const hold = n.reduce((s, v, c) => s + Math.abs(costSlope[c] * v), 0);
+    const bound = (L: number, k: number, rho: number, mag: number, err: number) => ((L + 4) * plus + 3 * times + 2 * unit) * (hold + Math.abs(k) + rho * (mag + err)) + rho * err;
+    let worst = 0;
+    if (n.every((v, c) => v < S[c])) {
+      let mag = 0;
+      let err = 0;
+      for (let c = 0; c < C; c++) {
+        mag += waitRate[c] * Math.abs(H[padded + padStrides[c]] - h[x]);
+        err += waitRate[c] * (padErr[padded + padStrides[c]] + padIn[padded + padStrides[c]] + (inputs ? unit * Math.abs(h[x]) : 0));
+      }
+      worst = bound(C, idleKappa, 1, mag, err);
+    }
+    for (let a = 1; a < actions; a++) {
+      if (actionBatch[a] > n[actionClass[a]]) continue;
+      let mag = 0;
+      let err = 0;
+      let L = 0;
+      for (let r = rowStart[a]; r < rowStart[a + 1]; r++) {
+        const hb = padded + shift[a] + rowOffset[r];
+        L += rowLength[r];
+        for (let e = 0; e < rowLength[r]; e++) {
+          mag += probs[rowValue[r] + e] * Math.abs(H[hb + e] - h[x]);
+          err += probs[rowValue[r] + e] * (padErr[hb + e] + padIn[hb + e] + (inputs ? unit * Math.abs(h[x]) : 0));
+        }
+      }
+      worst = Math.max(worst, bound(L, kappa[a], ratio[a], mag, err));
+    }
+    out[x] = worst;
+  }
+  return out;
+}
+
 describe(`the joint Bellman step in double-float on the GPU${gpu.skip}`, () => {
   it.skipIf(!gpu.ctx).each(STEP_CASES)('$name: the df64 step and its Odoni bounds agree with the CPU f64 step within 2^-36 of the gap, the same kernels in f32 do not', async ({ cls, S }) => {
     const model = compileClasses(validateClassesScenario(scenarioOf(cls, 40, 1e-3)).params, S);
@@ -134,5 +203,24 @@ describe(`the joint Bellman step in double-float on the GPU${gpu.skip}`, () => {
     expect(err['df64 bounds']).toBeLessThan(2 ** -36);
     // The same kernels in f32 are far off: the comparison tells the two types apart.
     expect(err['f32 values']).toBeGreaterThan(2 ** -30);
+  });
+  it.skipIf(!gpu.ctx)('gamma beside exponential (kernel rows): every df64 value lies within the a priori rounding bound of the CPU f64 value (the margin a GPU-only certificate would add)', async () => {
+    const { cls, S } = STEP_CASES[1];
+    const model = compileClasses(validateClassesScenario(scenarioOf(cls, 40, 1e-3)).params, S);
+    expect(Array.from(model.separable).every((v) => v === 0)).toBe(true);
+    const h = nearFixedPoint(model);
+    const gap = new Float64Array(model.states);
+    classesStep(model, h, gap, new Int32Array(model.states), stepScratch(model));
+    const r = await jointStepOnGpu(gpu.ctx!, model, h, 'df64');
+    const df = roundingBound(model, h, U2, true);
+    const f64 = roundingBound(model, h, 2 ** -53, false);
+    let used = 0;
+    gap.forEach((g, x) => {
+      const e = Math.abs(r.gap[x] - g);
+      expect(e).toBeLessThanOrEqual(df[x] + f64[x]);
+      used = Math.max(used, e / (df[x] + f64[x]));
+    });
+    const margin = Math.max(...roundingBound(model, h, U2, false));
+    console.log(`a priori df64 margin E = ${margin.toExponential(2)} (${(margin / Math.max(...gap)).toExponential(2)} of the gap); measured errors use at most ${(100 * used).toFixed(1)} % of their state's bound`);
   });
 });
