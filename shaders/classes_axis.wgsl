@@ -4,12 +4,13 @@
 //   @binding(1) scenarios: array<ScenarioInfo> (read)
 //   @binding(2) joint: array<JointInfo> (read)
 //   @binding(3) tables: array<i32> (read)
-//   @binding(4) coef: array<f32> (read)
-//   @binding(5) hpad: array<f32> (read_write)
+//   @binding(4) coef: array<Real> (read)
+//   @binding(5) hpad: array<Real> (read_write)
 // uniforms:
 //   total_pad: u32
 //   num_scenarios: u32
 //   axis: u32
+//   real_zero: u32
 //
 // The per-axis sums of every action whose kernel is a product p_0 ⊗ … ⊗ p_{C−1} (deterministic
 // service) on one axis x = u.axis ≥ 1, one thread per padded position y of every scenario: the
@@ -25,7 +26,8 @@
 // one summed by rows; then each axis's factor start, relative to fprobs_base, and length), P_{>x}
 // at mass_base + 3a + x in `coef`; F_x of slot s at axis_base + (s·(C−1) + x − 1)·pad_states + p.
 // The header (structs, uniforms, bindings, entry point) is generated from the kernel descriptor
-// in src/solve/gpu/jointKernels.ts; live_joint_scenario comes from shaders/lib.
+// in src/solve/gpu/jointKernels.ts; live_joint_scenario and the arithmetic type `Real` (f32 or
+// df64) come from shaders/lib.
 
 fn run(wg: u32, lid: u32) {
   let y = wg * WORKGROUP_SIZE + lid;
@@ -58,17 +60,17 @@ fn run(wg: u32, lid: u32) {
     }
     let f = j.fprobs_base + u32(tables[rec + 1u + 2u * x]);
     let out = j.axis_base + (u32(slot) * planes + x - 1u) * j.pad_states + p;
-    var acc = 0.0;
+    var acc = r_of(0.0);
     if (inner) {
       // F_{x+1} of the same slot is the next plane.
       let fin = out + j.pad_states;
       let mass = coef[j.mass_base + 3u * a + x];
       for (var k = 0u; k < len; k++) {
-        acc += coef[f + k] * (hpad[fin + k * st] + mass * (hpad[y + k * st] - hy));
+        acc = r_add(acc, r_mul(coef[f + k], r_add(hpad[fin + k * st], r_mul(mass, r_sub(hpad[y + k * st], hy)))));
       }
     } else {
       for (var k = 0u; k < len; k++) {
-        acc += coef[f + k] * (hpad[y + k * st] - hy);
+        acc = r_add(acc, r_mul(coef[f + k], r_sub(hpad[y + k * st], hy)));
       }
     }
     hpad[out] = acc;

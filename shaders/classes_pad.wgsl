@@ -3,12 +3,13 @@
 //   @binding(0) u: Uniforms (uniform)
 //   @binding(1) scenarios: array<ScenarioInfo> (read)
 //   @binding(2) joint: array<JointInfo> (read)
-//   @binding(3) h: array<f32> (read)
-//   @binding(4) hpad: array<f32> (read_write)
+//   @binding(3) h: array<Real> (read)
+//   @binding(4) hpad: array<Real> (read_write)
 // uniforms:
 //   total_pad: u32
 //   num_scenarios: u32
 //   extrapolate: u32
+//   real_zero: u32
 //
 // Fills every joint scenario's padded box (docs/model.md §10, src/model/classes/grid.ts) from its
 // relative values, one thread per padded position p: hpad(p) = h(min(p, S)) axis by axis, the
@@ -19,6 +20,7 @@
 // itself) the box holds the model's extrapolation instead (extendBox on the CPU, grid.ts): past a
 // top by m, h(S + m) ≈ (1 + m + q)·h(S) − (m + 2q)·h(S − 1) + q·h(S − 2), q = m(m + 1)/2, and past
 // several tops the tensor product of these rules, up to 27 terms, each position from h directly.
+// Arithmetic is in `Real` (shaders/lib/real_f32.wgsl or real_df64.wgsl, the descriptor's choice).
 
 // The one-axis rule at padded coordinate p of an axis with top `top`: its number of terms, the
 // coordinate of term d and its weight.
@@ -64,12 +66,13 @@ fn run(wg: u32, lid: u32) {
     hpad[y] = h[j.state_offset + (min(p0, t0) * j.dim1 + min(p1, t1)) * j.dim2 + min(p2, t2)];
     return;
   }
-  var v = 0.0;
+  var v = r_of(0.0);
   for (var d0 = 0u; d0 < rule_terms(p0, t0); d0++) {
     for (var d1 = 0u; d1 < rule_terms(p1, t1); d1++) {
       for (var d2 = 0u; d2 < rule_terms(p2, t2); d2++) {
-        let w = rule_weight(p0, t0, d0) * rule_weight(p1, t1, d1) * rule_weight(p2, t2, d2);
-        v += w * h[j.state_offset + (rule_at(p0, t0, d0) * j.dim1 + rule_at(p1, t1, d1)) * j.dim2 + rule_at(p2, t2, d2)];
+        // Each weight is an integer below 2^24; their product is exact in df64, rounded in f32.
+        let w = r_mul(r_mul(r_of(rule_weight(p0, t0, d0)), r_of(rule_weight(p1, t1, d1))), r_of(rule_weight(p2, t2, d2)));
+        v = r_add(v, r_mul(w, h[j.state_offset + (rule_at(p0, t0, d0) * j.dim1 + rule_at(p1, t1, d1)) * j.dim2 + rule_at(p2, t2, d2)]));
       }
     }
   }

@@ -4,9 +4,9 @@
 //   @binding(1) scenarios: array<ScenarioInfo> (read)
 //   @binding(2) joint: array<JointInfo> (read)
 //   @binding(3) tables: array<i32> (read)
-//   @binding(4) coef: array<f32> (read)
-//   @binding(5) hpad: array<f32> (read)
-//   @binding(6) gap: array<f32> (read_write)
+//   @binding(4) coef: array<Real> (read)
+//   @binding(5) hpad: array<Real> (read)
+//   @binding(6) gap: array<Real> (read_write)
 //   @binding(7) policy: array<u32> (read_write)
 //   @binding(8) changes: array<atomic<u32>> (read_write)
 // uniforms:
@@ -15,6 +15,7 @@
 //   greedy: u32
 //   residual: u32
 //   axis_sums: u32
+//   real_zero: u32
 //
 // One Bellman step of the joint multi-class model (docs/model.md §10) for every state n of every
 // scenario of a batch, one thread per state: the f32 twin of classesStep in
@@ -32,14 +33,16 @@
 // coef[resid_base + x] (a refinement round's scaled f64 residual, jointRefine.ts): the sweep then
 // evaluates the correction to the CPU's f64 values, so f32 carries only the digits that are left.
 // The header (structs, uniforms, bindings, entry point) is generated from the kernel descriptor
-// in src/solve/gpu/jointKernels.ts; live_joint_scenario comes from shaders/lib.
+// in src/solve/gpu/jointKernels.ts; live_joint_scenario and the arithmetic type `Real` come from
+// shaders/lib: f32 for the stage, or double-float (real_df64.wgsl) for the measured df64 Bellman
+// step of src/solve/gpu/jointStep.ts, the same code over another type.
 
 // (τ/l)·Σ p·(H − h(n)) of serving a: the part of a serve value that moves with h.
-fn serve_sum(j: JointInfo, a: u32, base: u32, hx: f32) -> f32 {
+fn serve_sum(j: JointInfo, a: u32, base: u32, hx: Real) -> Real {
   let rec = j.action_base + 5u * a;
   let origin = i32(base) + tables[rec + 2u];
   let end = u32(tables[rec + 4u]);
-  var acc = 0.0;
+  var acc = r_of(0.0);
   let frec = j.factor_base + 7u * a;
   let slot = tables[frec];
   if (u.axis_sums == 1u && slot >= 0) {
@@ -50,9 +53,9 @@ fn serve_sum(j: JointInfo, a: u32, base: u32, hx: f32) -> f32 {
     let f1 = j.axis_base + u32(slot) * (j.classes - 1u) * j.pad_states + (o - j.pad_offset);
     let mass = coef[j.mass_base + 3u * a];
     for (var k = 0u; k < len; k++) {
-      acc += coef[f + k] * (hpad[f1 + k * s0] + mass * (hpad[o + k * s0] - hx));
+      acc = r_add(acc, r_mul(coef[f + k], r_add(hpad[f1 + k * s0], r_mul(mass, r_sub(hpad[o + k * s0], hx)))));
     }
-    return coef[j.kappa_base + j.actions + a] * acc;
+    return r_mul(coef[j.kappa_base + j.actions + a], acc);
   }
   for (var r = u32(tables[rec + 3u]); r < end; r++) {
     let row = j.row_base + 3u * r;
@@ -60,27 +63,27 @@ fn serve_sum(j: JointInfo, a: u32, base: u32, hx: f32) -> f32 {
     let len = u32(tables[row + 1u]);
     let pb = j.probs_base + u32(tables[row + 2u]);
     for (var e = 0u; e < len; e++) {
-      acc += coef[pb + e] * (hpad[at + e] - hx);
+      acc = r_add(acc, r_mul(coef[pb + e], r_sub(hpad[at + e], hx)));
     }
   }
-  return coef[j.kappa_base + j.actions + a] * acc;
+  return r_mul(coef[j.kappa_base + j.actions + a], acc);
 }
 
-fn serve_value(j: JointInfo, a: u32, base: u32, hold: f32, hx: f32) -> f32 {
-  return hold + coef[j.kappa_base + a] + serve_sum(j, a, base, hx);
+fn serve_value(j: JointInfo, a: u32, base: u32, hold: Real, hx: Real) -> Real {
+  return r_add(r_add(hold, coef[j.kappa_base + a]), serve_sum(j, a, base, hx));
 }
 
 // Σ_c τλ_c·(H(n + e_c) − h(n)): the part of the wait value that moves with h.
-fn wait_drift(j: JointInfo, base: u32, stride: vec3<u32>, hx: f32) -> f32 {
-  var drift = 0.0;
+fn wait_drift(j: JointInfo, base: u32, stride: vec3<u32>, hx: Real) -> Real {
+  var drift = r_of(0.0);
   for (var c = 0u; c < j.classes; c++) {
-    drift += coef[j.coef_base + 3u + c] * (hpad[base + stride[c]] - hx);
+    drift = r_add(drift, r_mul(coef[j.coef_base + 3u + c], r_sub(hpad[base + stride[c]], hx)));
   }
   return drift;
 }
 
-fn wait_value(j: JointInfo, base: u32, stride: vec3<u32>, hold: f32, hx: f32) -> f32 {
-  return hold + coef[j.coef_base + 6u] + wait_drift(j, base, stride, hx);
+fn wait_value(j: JointInfo, base: u32, stride: vec3<u32>, hold: Real, hx: Real) -> Real {
+  return r_add(r_add(hold, coef[j.coef_base + 6u]), wait_drift(j, base, stride, hx));
 }
 
 // Serving a = (class, batch) needs batch ≤ n_class.
@@ -103,10 +106,10 @@ fn run(wg: u32, lid: u32) {
   let stride = vec3<u32>(j.pad_dim1 * j.pad_dim2, j.pad_dim2, 1u);
   let base = j.pad_offset + n.x * stride.x + n.y * stride.y + n.z;
   let hx = hpad[base];
-  var hold = 0.0;
+  var hold = r_of(0.0);
   var can_wait = true;
   for (var c = 0u; c < j.classes; c++) {
-    hold += coef[j.coef_base + c] * f32(n[c]);
+    hold = r_add(hold, r_mul(coef[j.coef_base + c], r_of(f32(n[c]))));
     can_wait = can_wait && n[c] + 1u < dims[c];
   }
   let evaluating = u.greedy == 0u;
@@ -115,9 +118,9 @@ fn run(wg: u32, lid: u32) {
     let fixed = policy[idx];
     let r = coef[j.resid_base + x];
     if (fixed == 0u) {
-      gap[idx] = r + wait_drift(j, base, stride, hx);
+      gap[idx] = r_add(r, wait_drift(j, base, stride, hx));
     } else {
-      gap[idx] = r + serve_sum(j, fixed, base, hx);
+      gap[idx] = r_add(r, serve_sum(j, fixed, base, hx));
     }
     return;
   }
@@ -133,7 +136,7 @@ fn run(wg: u32, lid: u32) {
     }
     // A stored action not allowed here (from a warm start): take the minimum instead.
   }
-  var best = 3.0e38;
+  var best = r_of(3.0e38);
   var arg = 0u;
   if (can_wait) {
     best = wait_value(j, base, stride, hold, hx);
@@ -143,7 +146,7 @@ fn run(wg: u32, lid: u32) {
       continue;
     }
     let v = serve_value(j, a, base, hold, hx);
-    if (v < best) {
+    if (r_lt(v, best)) {
       best = v;
       arg = a;
     }

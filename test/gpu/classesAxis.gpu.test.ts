@@ -5,6 +5,7 @@ import { sizeOf } from '../../src/model/classes/grid.js';
 import { validateClassesScenario } from '../../src/model/classes/validate.js';
 import { largestOf } from '../../src/solve/gpu/bindingGroups.js';
 import { releaseGpu, type GpuContext } from '../../src/solve/gpu/device.js';
+import { toReal } from '../../src/solve/gpu/df64.js';
 import { DEFAULT_FLAGS } from '../../src/solve/gpu/flags.js';
 import { axisSlots, axisSumsFit } from '../../src/solve/gpu/jointAxis.js';
 import { classesAxisKernel, classesPadKernel } from '../../src/solve/gpu/jointKernels.js';
@@ -58,7 +59,7 @@ describe(`the joint model's per-axis sums on the GPU${gpu.skip}`, () => {
       return b;
     };
     const hpadBytes = 4 * packed.hpadValues;
-    const buffers = { scenarios: upload(packed.scenarios.buffer), joint: upload(packed.joint.buffer), tables: upload(packed.tables), coef: upload(packed.coef), h: upload(packed.h), hpad: upload(new Float32Array(packed.hpadValues).fill(Number.NaN)) };
+    const buffers = { scenarios: upload(packed.scenarios.buffer), joint: upload(packed.joint.buffer), tables: upload(packed.tables), coef: upload(toReal(packed.coef, 'f32')), h: upload(packed.h), hpad: upload(new Float32Array(packed.hpadValues).fill(Number.NaN)) };
     const common = { total_pad: packed.totalPad, num_scenarios: models.length };
     const kernels = [
       await runner.bind(classesPadKernel(64), buffers, { ...common, extrapolate: 0 }, { threads: packed.totalPad }),

@@ -40,7 +40,7 @@ export function axisSumsFit(m: ClassesModel, maxBindingBytes: number): boolean {
  * Writes a model's factor records into `tables` at `factorBase` (A records) and its masses into
  * `coef` at `massBase` (A records) and factors at `fprobsBase`; with `axis` false every slot is −1.
  */
-export function putAxisTables(m: ClassesModel, axis: boolean, tables: Int32Array, factorBase: number, coef: Float32Array, massBase: number, fprobsBase: number): void {
+export function putAxisTables(m: ClassesModel, axis: boolean, tables: Int32Array, factorBase: number, coef: Float64Array, massBase: number, fprobsBase: number): void {
   const mass = afterMasses(m);
   coef.set(m.factorProbs, fprobsBase);
   let slot = 0;

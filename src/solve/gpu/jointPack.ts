@@ -17,7 +17,8 @@ export const JOINT_AXES = 3;
 export interface PackedJointBatch extends PackedStates {
   readonly joint: StructArray;
   readonly tables: Int32Array;
-  readonly coef: Float32Array;
+  /** The coefficients in f64; uploaded as f32 or df64 pairs (df64.ts: toReal), as the kernels' `Real`. */
+  readonly coef: Float64Array;
   /** Padded positions of every box (the pad and axis kernels' threads). */
   readonly totalPad: number;
   /** f32 of `hpad`: the boxes, then the per-axis sums of the models that have them. */
@@ -82,7 +83,7 @@ export function packJointBatch(
   const scenarios = new StructArray(SCENARIO_INFO, models.length);
   const joint = new StructArray(JOINT_INFO, models.length);
   const tables = new Int32Array(Math.max(1, total('tables')));
-  const coef = new Float32Array(Math.max(1, total('coef')));
+  const coef = new Float64Array(Math.max(1, total('coef')));
   const totalStates = total('states');
   const { stateScenario, h, policy } = stateArrays(totalStates);
   const stateOffset: number[] = [];

@@ -1,6 +1,7 @@
 import type { ClassesModel } from '../../model/classes/compile.js';
 import { groupsUnder, runInGroups } from './bindingGroups.js';
 import type { GpuContext } from './device.js';
+import { toReal } from './df64.js';
 import { axisSlots, axisSumsFit } from './jointAxis.js';
 import { classesAxisKernel, classesPadKernel, classesSweepKernel } from './jointKernels.js';
 import { jointBindingBytes, JOINT_AXES, packJointBatch } from './jointPack.js';
@@ -61,7 +62,7 @@ function runJointGroup(ctx: GpuContext, jobs: readonly (GpuJointJob & { readonly
   const own = (upload: StageResources['upload']) => ({
     joint: upload(packed.joint.buffer),
     tables: upload(packed.tables),
-    coef: upload(packed.coef),
+    coef: upload(toReal(packed.coef, 'f32')),
     hpad: upload(new ArrayBuffer(0), 4 * Math.max(1, packed.hpadValues)),
   });
   return runPacked(

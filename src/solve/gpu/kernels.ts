@@ -1,3 +1,4 @@
+import { REAL_ZERO, type RealKind } from './df64.js';
 import type { KernelDescriptor } from './kernel.js';
 import { ACTION_INFO, BOUNDS_OUT, SCENARIO_INFO } from './structs.js';
 
@@ -50,20 +51,24 @@ export function normalizeKernel(workgroupSize: number): KernelDescriptor {
   };
 }
 
-/** One workgroup per scenario: min and max of its gap (Odoni bounds) and its action-change count. */
-export function boundsReduceKernel(workgroupSize: number): KernelDescriptor {
+/**
+ * One workgroup per scenario: min and max of its gap (Odoni bounds) and its action-change count,
+ * in the arithmetic type `real` (f32 for the stage; df64 for jointStep.ts, a 24-byte BoundsOut).
+ */
+export function boundsReduceKernel(workgroupSize: number, real: RealKind = 'f32'): KernelDescriptor {
   if ((workgroupSize & (workgroupSize - 1)) !== 0) throw new Error(`bounds_reduce needs a power-of-two workgroup size (got ${workgroupSize})`);
   return {
     name: 'bounds_reduce',
-    shaderKey: `bounds_reduce:wg${workgroupSize}`,
+    shaderKey: `bounds_reduce:wg${workgroupSize}:${real}`,
     workgroupSize,
     structs: [SCENARIO_INFO, BOUNDS_OUT],
     bindings: [
       { name: 'scenarios', access: 'read', type: 'array<ScenarioInfo>' },
-      { name: 'gap', access: 'read', type: 'array<f32>' },
+      { name: 'gap', access: 'read', type: 'array<Real>' },
       { name: 'changes', access: 'read_write', type: 'array<atomic<u32>>' },
       { name: 'bounds', access: 'read_write', type: 'array<BoundsOut>' },
     ],
-    uniforms: [{ name: 'num_scenarios', type: 'u32' }],
+    uniforms: [{ name: 'num_scenarios', type: 'u32' }, REAL_ZERO],
+    includes: [`real_${real}`],
   };
 }

@@ -3,11 +3,13 @@ import type { UniformScalar } from './uniforms.js';
 /**
  * Storage-buffer record types shared by the kernels. Like the uniforms, each is one
  * declaration list from which both the WGSL struct and the host-side packing come, so the
- * two layouts cannot drift apart. Only 4-byte scalar fields: the layout is 4·index.
+ * two layouts cannot drift apart. Only 4-byte scalar fields: the layout is 4·index. A field of
+ * the kernels' arithmetic type `Real` (f32 or a df64 pair, shaders/lib) is for records only the
+ * device writes: the host reads them by hand and never packs them (StructArray refuses them).
  */
 export interface StructDecl {
   readonly name: string;
-  readonly fields: readonly { readonly name: string; readonly type: UniformScalar }[];
+  readonly fields: readonly { readonly name: string; readonly type: UniformScalar | 'Real' }[];
 }
 
 /**
@@ -91,8 +93,8 @@ export const JOINT_INFO: StructDecl = {
 export const BOUNDS_OUT: StructDecl = {
   name: 'BoundsOut',
   fields: [
-    { name: 'lower', type: 'f32' }, // min over s of the gap (Odoni m_n)
-    { name: 'upper', type: 'f32' }, // max over s of the gap (Odoni M_n)
+    { name: 'lower', type: 'Real' }, // min over s of the gap (Odoni m_n)
+    { name: 'upper', type: 'Real' }, // max over s of the gap (Odoni M_n)
     { name: 'changes', type: 'u32' }, // greedy-action changes since the previous reduction
     { name: 'pad', type: 'u32' },
   ],
@@ -124,7 +126,10 @@ export class StructArray {
     this.u32 = new Uint32Array(this.buffer);
     this.i32 = new Int32Array(this.buffer);
     this.f32 = new Float32Array(this.buffer);
-    decl.fields.forEach((f, at) => this.index.set(f.name, { at, type: f.type }));
+    decl.fields.forEach((f, at) => {
+      if (f.type === 'Real') throw new Error(`${decl.name}.${f.name} is of the kernels' type Real: the host does not pack it`);
+      this.index.set(f.name, { at, type: f.type });
+    });
   }
 
   /** Word offset of a field, for partial writes (e.g. the `active` flag). */

@@ -9,6 +9,8 @@ export type UniformType = UniformScalar | `vec${2 | 3 | 4}<${UniformScalar}>`;
 export interface UniformDecl {
   readonly name: string;
   readonly type: UniformType;
+  /** A value the declaration fixes (callers give none): e.g. real_zero, a 0 the compiler cannot see (shaders/lib/real_df64.wgsl). */
+  readonly value?: number;
 }
 
 export type UniformValues = Readonly<Record<string, number | readonly number[]>>;
@@ -68,7 +70,7 @@ export function packUniforms(kernel: string, decls: readonly UniformDecl[], valu
     if (!decls.some((d) => d.name === key)) throw new Error(`${kernel}: uniform ${key} is not declared`);
   }
   for (const f of layout.fields) {
-    const raw = values[f.decl.name];
+    const raw = f.decl.value ?? values[f.decl.name];
     if (raw === undefined) throw new Error(`${kernel}: uniform ${f.decl.name} has no value`);
     const list = typeof raw === 'number' ? [raw] : raw;
     if (list.length !== f.count) throw new Error(`${kernel}: uniform ${f.decl.name} needs ${f.count} value(s), got ${list.length}`);
