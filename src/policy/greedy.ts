@@ -22,6 +22,9 @@ const TOP_GUARD = 4;
  * When the count laws are sums of geometric laws (`model.cascade`: exponential service, gamma
  * with an integer shape) the same sums come from a backward recurrence in s instead, O(shape)
  * per state and action (docs/model.md §3.2); everything else in the step is shared.
+ * On the direct path, a sum that bounds from h's level differences prove to lie above the best
+ * serve already found at its state is not formed (§3.2, "Skipped serve sums"): the batch sizes
+ * go largest first, and the result is the same to the bit as forming every sum.
  * The loops are wasm/bellman.ts (compiled ahead of time: a fresh process does not interpret
  * them); the model's arrays and h are copied into the thread's scratch memory, at a small
  * fraction of the step's cost, and the model's stay there for the next step on it.
