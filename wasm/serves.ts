@@ -107,7 +107,7 @@ export function bellmanCount(formed: i32): f64 {
  * s and s − 1, y_e their targets, P(s) the mass in the window, D and D2 h's first and second
  * level differences, the minima over the window): from the last sum formed, these carry a
  * lower bound on T up the levels; the tail terms are added exactly.
- * work holds 5·M + M·(L + 1) doubles, queue 2·(S + 1)·M i32 (the two windows).
+ * work holds 4·M + M·(L + 1) doubles, queue 2·(S + 1)·M i32 (the two windows).
  */
 export function bellmanServes(pmfOffset: usize, pmfStart: usize, pmfLength: usize, pmf: usize, b: i32, prune: i32, work: usize, queue: usize): void {
   if (ldi(gServes, b) == 0) return; // not an action of this model
