@@ -3,29 +3,33 @@
 
 // @ts-nocheck: AssemblyScript types (f64, i32, usize, load, store) are not TypeScript's.
 
-import { imax, imin, ld, ldi, st, sti } from './memory';
+import { imin, ld, ldi, st, sti } from './memory';
 
 /** Relative difference under which two action values count as tied. */
 const TIE: f64 = 1e-12;
 
-let gS: i32 = 0;
+export let gS: i32 = 0;
 let gB: i32 = 0;
-let gM: i32 = 0;
-let gTau: f64 = 0;
-let gCostSlope: f64 = 0;
-let gKappa: usize = 0;
-let gSojourn: usize = 0;
-let gTailFirst: usize = 0;
+export let gM: i32 = 0;
+export let gTau: f64 = 0;
+export let gCostSlope: f64 = 0;
+export let gKappa: usize = 0;
+export let gSojourn: usize = 0;
+export let gTailFirst: usize = 0;
 let gTailStart: usize = 0;
 let gTailCoef: usize = 0;
 /** i32 per b: 1 when serving b is an action of the model (docs/model.md §11.1). */
-let gServes: usize = 0;
-let gH: usize = 0;
-let gKeep: usize = 0;
+export let gServes: usize = 0;
+export let gH: usize = 0;
+export let gKeep: usize = 0;
 /** Per state: the best serve's value so far, the kept action's value (serves only), the best serve. */
-let gServeValue: usize = 0;
+export let gServeValue: usize = 0;
 let gKeepValue: usize = 0;
 let gServe: usize = 0;
+/** max h − min h (Infinity if h is not finite): what bounds every |h(y) − h(x)|. */
+export let gRange: f64 = 0;
+/** max |h(s, j) − h(s − 1, j)|: what bounds the rounding of a second difference. */
+export let gDmax: f64 = 0;
 
 /**
  * The model's scalars and arrays (byte addresses) for the next bellmanServes, bellmanCascade
@@ -72,114 +76,53 @@ export function bellmanModel(
     st(keepValue, x, Infinity);
   }
   memory.fill(serve, 0, (<usize>n) << 2);
+  let lo: f64 = Infinity;
+  let hi: f64 = -Infinity;
+  for (let x = 0; x < n; x++) {
+    const v = ld(h, x);
+    if (!(v >= lo)) lo = v;
+    if (!(v <= hi)) hi = v;
+  }
+  gRange = hi - lo;
+  if (!(gRange < Infinity)) gRange = Infinity;
+  gDmax = 0;
+  for (let x = M; x < n; x++) gDmax = Math.max(gDmax, Math.abs(ld(h, x) - ld(h, x - M)));
 }
 
-/** The serve-b value of (s, j) from its sum Σ p·(h(y) − h(x)) inside the table, tail terms added here. */
-@inline function consider(s: i32, j: i32, b: i32, sum: f64): void {
+/**
+ * acc plus the tail terms of serving b at (s, j) (none below tailFirstState[b]), added in order;
+ * with abs ≠ 0 instead the sum of their coefficients' magnitudes (for a rounding allowance).
+ */
+@inline export function withTail(s: i32, j: i32, b: i32, acc: f64, abs: i32): f64 {
   const M = gM;
-  const at = s * M + j;
-  let acc = sum;
   const first = ldi(gTailFirst, b);
-  if (s >= first) {
-    const r = ((ldi(gTailStart, b) + s - first) * M + j) * M * 3;
-    const x = ld(gH, at);
-    const topS = gS * M;
-    const top1 = (gS - 1) * M;
-    const top2 = (gS - 2) * M;
-    for (let jj = 0; jj < M; jj++) {
-      const c = r + jj * 3;
-      acc += ld(gTailCoef, c) * (ld(gH, topS + jj) - x) + ld(gTailCoef, c + 1) * (ld(gH, top1 + jj) - x) + ld(gTailCoef, c + 2) * (ld(gH, top2 + jj) - x);
-    }
-  }
-  const v = gCostSlope * <f64>s + ld(gKappa, b * M + j) + (gTau / ld(gSojourn, b * M + j)) * acc;
-  if (v < ld(gServeValue, at)) {
-    st(gServeValue, at, v);
-    sti(gServe, at, b);
-  }
-  if (gKeep != 0 && b == ldi(gKeep, at)) st(gKeepValue, at, v);
-}
-
-/** Σ_e p[pBase + e]·(h[hBase + e] − hx) over e < len, unrolled by four (the terms added in order). */
-@inline function sumAgainst(p: usize, pBase: i32, h: usize, hBase: i32, len: i32, hx: f64): f64 {
-  let acc: f64 = 0;
-  let e = 0;
-  let a = p + ((<usize>pBase) << 3);
-  let b = h + ((<usize>hBase) << 3);
-  for (const end = len - 3; e < end; e += 4) {
-    acc += load<f64>(a) * (load<f64>(b) - hx);
-    acc += load<f64>(a, 8) * (load<f64>(b, 8) - hx);
-    acc += load<f64>(a, 16) * (load<f64>(b, 16) - hx);
-    acc += load<f64>(a, 24) * (load<f64>(b, 24) - hx);
-    a += 32;
-    b += 32;
-  }
-  for (; e < len; e++) {
-    acc += load<f64>(a) * (load<f64>(b) - hx);
-    a += 8;
-    b += 8;
+  if (s < first) return acc;
+  const r = ((ldi(gTailStart, b) + s - first) * M + j) * M * 3;
+  const x = ld(gH, s * M + j);
+  const topS = gS * M;
+  const top1 = (gS - 1) * M;
+  const top2 = (gS - 2) * M;
+  for (let jj = 0; jj < M; jj++) {
+    const c = r + jj * 3;
+    if (abs != 0) acc += Math.abs(ld(gTailCoef, c)) + Math.abs(ld(gTailCoef, c + 1)) + Math.abs(ld(gTailCoef, c + 2));
+    else acc += ld(gTailCoef, c) * (ld(gH, topS + jj) - x) + ld(gTailCoef, c + 1) * (ld(gH, top1 + jj) - x) + ld(gTailCoef, c + 2) * (ld(gH, top2 + jj) - x);
   }
   return acc;
 }
 
-/**
- * The serve values of levels [s0, s1) by direct sums over the arrival table (pmfOffset,
- * pmfStart, pmfLength, pmf: byte addresses), into the per-state arrays of bellmanModel.
- */
-export function bellmanServes(pmfOffset: usize, pmfStart: usize, pmfLength: usize, pmf: usize, s0: i32, s1: i32): void {
-  const S = gS;
-  const B = gB;
+/** The serve-b value of (s, j) from its sum Σ p·(h(y) − h(x)) inside the table, tail terms added here. */
+@inline export function consider(s: i32, j: i32, b: i32, sum: f64): void {
   const M = gM;
-  const h = gH;
-  for (let s = s0; s < s1; s++) {
-    const row = s * M;
-    const bmax = s < B ? s : B;
-    for (let b = 1; b <= bmax; b++) {
-      if (ldi(gServes, b) == 0) continue; // not an action of this model
-      const L = ldi(pmfLength, b);
-      const j0 = s - b + ldi(pmfOffset, b);
-      let nIn = S - j0 + 1;
-      if (nIn > L) nIn = L;
-      const hBase = j0 * M;
-      const len = nIn * M;
-      if (M == 1) {
-        consider(s, 0, b, sumAgainst(pmf, ldi(pmfStart, b), h, hBase, len, ld(h, row)));
-        continue;
-      }
-      // The phases of a level read the same window of h: four at a time in one pass, each in its
-      // own accumulator (a phase past M repeats the last one).
-      for (let j = 0; j < M; j += 4) {
-        const j1 = imin(j + 1, M - 1);
-        const j2 = imin(j + 2, M - 1);
-        const j3 = imin(j + 3, M - 1);
-        const start = ldi(pmfStart, b);
-        const p0 = pmf + ((<usize>(start + j * L * M)) << 3);
-        const p1 = pmf + ((<usize>(start + j1 * L * M)) << 3);
-        const p2 = pmf + ((<usize>(start + j2 * L * M)) << 3);
-        const p3 = pmf + ((<usize>(start + j3 * L * M)) << 3);
-        const x0 = ld(h, row + j);
-        const x1 = ld(h, row + j1);
-        const x2 = ld(h, row + j2);
-        const x3 = ld(h, row + j3);
-        let a0: f64 = 0;
-        let a1: f64 = 0;
-        let a2: f64 = 0;
-        let a3: f64 = 0;
-        const hb = h + ((<usize>hBase) << 3);
-        for (let e = 0; e < len; e++) {
-          const o = (<usize>e) << 3;
-          const y = load<f64>(hb + o);
-          a0 += load<f64>(p0 + o) * (y - x0);
-          a1 += load<f64>(p1 + o) * (y - x1);
-          a2 += load<f64>(p2 + o) * (y - x2);
-          a3 += load<f64>(p3 + o) * (y - x3);
-        }
-        consider(s, j, b, a0);
-        if (j1 > j) consider(s, j1, b, a1);
-        if (j2 > j1) consider(s, j2, b, a2);
-        if (j3 > j2) consider(s, j3, b, a3);
-      }
-    }
+  const at = s * M + j;
+  const acc = withTail(s, j, b, sum, 0);
+  const v = gCostSlope * <f64>s + ld(gKappa, b * M + j) + (gTau / ld(gSojourn, b * M + j)) * acc;
+  // The least value, on exact ties the smallest batch, in whatever order the sizes come.
+  const cur = ld(gServeValue, at);
+  if (v < cur || (v == cur && b < ldi(gServe, at))) {
+    st(gServeValue, at, v);
+    sti(gServe, at, b);
   }
+  if (gKeep != 0 && b == ldi(gKeep, at)) st(gKeepValue, at, v);
 }
 
 /**

@@ -10,7 +10,8 @@
 // This entry re-exports the kernels from one file per concern; memory.ts has the helpers.
 
 export { factorSetup, copiedPivots, failedPivot, scanEnvelopes, sweepBegin, sweepRun } from './sweep';
-export { bellmanModel, bellmanServes, bellmanCascade, bellmanFinish } from './bellman';
+export { bellmanModel, bellmanCascade, bellmanFinish } from './bellman';
+export { bellmanServes, bellmanCount } from './serves';
 export { stationary, forwardSubstitute, backSubstitute, residual, addInto } from './solve';
 export { addServeLaw, addRun, tailCoefficients } from './build';
 export { geometricPivots } from './geometric';

@@ -22,6 +22,9 @@ const TOP_GUARD = 4;
  * When the count laws are sums of geometric laws (`model.cascade`: exponential service, gamma
  * with an integer shape) the same sums come from a backward recurrence in s instead, O(shape)
  * per state and action (docs/model.md §3.2); everything else in the step is shared.
+ * On the direct path, a sum that bounds from h's level differences prove to lie above the best
+ * serve already found at its state is not formed (§3.2, "Skipped serve sums"): the batch sizes
+ * go largest first, and the result is the same to the bit as forming every sum.
  * The loops are wasm/bellman.ts (compiled ahead of time: a fresh process does not interpret
  * them); the model's arrays and h are copied into the thread's scratch memory, at a small
  * fraction of the step's cost, and the model's stay there for the next step on it.
@@ -34,9 +37,33 @@ export function bellmanStep(
   keep?: Int32Array,
   /** When given, receives each state's wait value (Infinity at S), for lookAheadAlongWaits. */
   waits?: Float64Array,
-  /** Checked every 1024 queue levels (or every batch size, by recurrence): one sweep over a large model takes a good part of a second. */
+  /** Checked before each batch size's pass: one sweep over a large model takes a good part of a second. */
   signal?: AbortSignal,
 ): void {
+  serveStep(model, h, gap, policy, keep, waits, signal, true);
+}
+
+/** Serve sums formed and skipped by one step (one per state, phase and batch size). */
+export interface StepCounts {
+  readonly formed: number;
+  readonly skipped: number;
+}
+
+/**
+ * bellmanStep, with the skipping of serve sums that cannot be the minimum (docs/model.md §3.2,
+ * "Skipped serve sums") on or off: the result is the same to the bit either way; off is for
+ * the tests and benchmarks that compare the two.
+ */
+export function serveStep(
+  model: CompiledModel,
+  h: Float64Array,
+  gap: Float64Array,
+  policy: Int32Array,
+  keep: Int32Array | undefined,
+  waits: Float64Array | undefined,
+  signal: AbortSignal | undefined,
+  prune: boolean,
+): StepCounts {
   const { S, B, M, tau, costSlope, waitRate, phaseRate, kappa, sojourn } = model;
   const { pmfOffset, pmfStart, pmfLength, pmf, tailFirstState, tailStart, tailCoef, serves, cascade } = model;
   const n = (S + 1) * M;
@@ -65,6 +92,8 @@ export function bellmanStep(
     serveValue: lay.f64(n),
     keepValue: lay.f64(n),
     stages: lay.f64(cascade ? 2 * cascade.shape : 0),
+    work: lay.f64(cascade ? 0 : 4 * M + M * (maxLength(pmfLength) + 1)),
+    queue: lay.i32(cascade ? 0 : 2 * n),
     serve: lay.i32(n),
     policy: lay.i32(n),
     keep: keep ? lay.i32(n) : 0,
@@ -93,6 +122,8 @@ export function bellmanStep(
   new Float64Array(buf, at.h, n).set(h.subarray(0, n));
   if (keep) new Int32Array(buf, at.keep, n).set(keep.subarray(0, n));
   const k = mem.kernels;
+  const formed0 = k.bellmanCount(1);
+  const skipped0 = k.bellmanCount(0);
   k.bellmanModel(S, B, M, tau, costSlope, m.kappa, m.sojourn, m.tailFirstState, m.tailStart, m.tailCoef, m.serves, at.h, at.keep, at.serveValue, at.keepValue, at.serve);
   if (cascade) {
     for (let b = 1; b <= B; b++) {
@@ -100,16 +131,26 @@ export function bellmanStep(
       k.bellmanCascade(m.ratio, m.complement, cascade.shape, at.stages, b);
     }
   } else {
-    for (let s = 0; s <= S; s += 1024) {
+    // Largest batch first: where serving everything is best, its value is the bar the others
+    // must provably clear to be skipped.
+    for (let b = B; b >= 1; b--) {
       throwIfAborted(signal);
-      k.bellmanServes(m.pmfOffset, m.pmfStart, m.pmfLength, m.pmf, s, Math.min(S + 1, s + 1024));
+      k.bellmanServes(m.pmfOffset, m.pmfStart, m.pmfLength, m.pmf, b, prune ? 1 : 0, at.work, at.queue);
     }
   }
   k.bellmanFinish(m.waitRate, m.phaseRate, at.gap, at.policy, at.waits);
   gap.set(new Float64Array(buf, at.gap, n));
   policy.set(new Int32Array(buf, at.policy, n));
   if (waits) waits.set(new Float64Array(buf, at.waits, n));
+  const counts = { formed: k.bellmanCount(1) - formed0, skipped: k.bellmanCount(0) - skipped0 };
   releaseScratch(mem);
+  return counts;
+}
+
+function maxLength(lengths: Int32Array): number {
+  let L = 0;
+  for (const l of lengths) L = Math.max(L, l);
+  return L;
 }
 
 /**

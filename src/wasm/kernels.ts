@@ -50,7 +50,9 @@ export interface Kernels {
     keepValue: number,
     serve: number,
   ): void;
-  bellmanServes(pmfOffset: number, pmfStart: number, pmfLength: number, pmf: number, s0: number, s1: number): void;
+  bellmanServes(pmfOffset: number, pmfStart: number, pmfLength: number, pmf: number, b: number, prune: number, work: number, queue: number): void;
+  /** The serve sums this instance formed (formed = 1) or skipped (0) so far. */
+  bellmanCount(formed: number): number;
   bellmanCascade(ratio: number, complement: number, shape: number, state: number, b: number): void;
   bellmanFinish(waitRate: number, phaseRate: number, gap: number, policy: number, waits: number): void;
   /** Returns the argmax of ν. */
