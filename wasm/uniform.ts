@@ -9,10 +9,16 @@ import { ld, st, ldi, sti } from './memory';
 let gMass: f64 = 0;
 let gDropped: f64 = 0;
 let gWork: f64 = 0;
+let gTodo: i32 = 0;
 
 /** What the steps summed: 0 the mass after the last step, 1 the mass dropped in all, 2 the moves stepped in all. */
 export function uniformSum(which: i32): f64 {
   return which == 0 ? gMass : which == 1 ? gDropped : gWork;
+}
+
+/** How many states the last step listed in `todo`. */
+export function uniformTodo(): i32 {
+  return gTodo;
 }
 
 /** Zeroes the running sums (a new run). */
@@ -27,9 +33,11 @@ export function uniformReset(): void {
  * that get mass in next; returns how many. A state's record rec[i·stride] is its row in `table`
  * plus 1, then its slots' targets plus 1 (0: no move); a row is the stay probability, then the
  * slots'. Mass under dropBelow is dropped, not stepped. A zero (underflowed) share is skipped:
- * it would list its target without marking it, and again later.
+ * it would list its target without marking it, and again later. The states of next that are worth
+ * stepping (at least dropBelow) and not expanded yet are listed in `todo` (uniformTodo: how many),
+ * for the caller to expand before the next step.
  */
-export function uniformStep(rec: usize, table: usize, u: usize, v: usize, cur: usize, next: usize, curLen: i32, stride: i32, slots: i32, dropBelow: f64): i32 {
+export function uniformStep(rec: usize, table: usize, u: usize, v: usize, cur: usize, next: usize, todo: usize, curLen: i32, stride: i32, slots: i32, dropBelow: f64): i32 {
   const width = slots + 1;
   let nextLen = 0;
   let dropped = gDropped;
@@ -68,8 +76,18 @@ export function uniformStep(rec: usize, table: usize, u: usize, v: usize, cur: u
     }
   }
   let mass: f64 = 0;
-  for (let q = 0; q < nextLen; q++) mass += ld(v, ldi(next, q));
+  let todoLen = 0;
+  for (let q = 0; q < nextLen; q++) {
+    const i = ldi(next, q);
+    const y = ld(v, i);
+    mass += y;
+    if (y >= dropBelow && ldi(rec, i * stride) == 0) {
+      sti(todo, todoLen, i);
+      todoLen++;
+    }
+  }
   gMass = mass;
+  gTodo = todoLen;
   gDropped = dropped;
   gWork = work;
   return nextLen;

@@ -109,14 +109,18 @@ export function survivals(chain: LazyChain, entry: UniformEntry, o: { stop: numb
   const { dropBelow } = o;
   const { kernels, stride, slots } = chain;
   kernels.uniformReset();
+  // The states that become worth stepping get their moves first (new targets get ids), then the
+  // step reads them: the entry's here, the step lists those it makes.
+  for (let q = 0; q < curLen; q++) {
+    const i = cur[q];
+    if (u[i] >= dropBelow && !chain.isExpanded(i)) chain.expand(i);
+  }
+  const { todo } = chain;
   while (mass >= o.stop) {
     if (steps >= o.maxSteps) throw new LimitError('latency', `the uniformized route would take too long here (after ${o.maxSteps} steps ${mass.toPrecision(3)} of the mass is still in the system)`);
-    // The states that become worth stepping get their moves first (new targets get ids), then the step reads them.
-    for (let q = 0; q < curLen; q++) {
-      const i = cur[q];
-      if (u[i] >= dropBelow && !chain.isExpanded(i)) chain.expand(i);
-    }
-    curLen = kernels.uniformStep(chain.at.rec, chain.at.table, uAt, vAt, curAt, nextAt, curLen, stride, slots, dropBelow);
+    curLen = kernels.uniformStep(chain.at.rec, chain.at.table, uAt, vAt, curAt, nextAt, chain.at.todo, curLen, stride, slots, dropBelow);
+    const todoLen = kernels.uniformTodo();
+    for (let q = 0; q < todoLen; q++) chain.expand(todo[q]);
     mass = kernels.uniformSum(0);
     [u, v, uAt, vAt] = [v, u, vAt, uAt];
     [cur, next, curAt, nextAt] = [next, cur, nextAt, curAt];
