@@ -15,3 +15,4 @@ export { bellmanServes, bellmanCount } from './serves';
 export { stationary, forwardSubstitute, backSubstitute, residual, addInto } from './solve';
 export { addServeLaw, addRun, tailCoefficients } from './build';
 export { geometricPivots } from './geometric';
+export { uniformStep, uniformSum, uniformTodo, uniformReset } from './uniform';

@@ -62,7 +62,7 @@ export const MAX_PASSAGE_WORK = 1e5;
 
 /**
  * Cost guard for the uniformized route (exponential service), in moves stepped (summed over the
- * steps; only states that hold mass are stepped): ~20–40 ns a move, so 3e7 keep a result's figures
+ * steps; only states that hold mass are stepped): ~20 ns a move with the lazy expansion, so 3e7 keep a result's figures
  * under about a second. The docs/model.md §6 exponential row steps 5.4e6 at the results’ settings
  * (1.2e7 at the tight defaults).
  */

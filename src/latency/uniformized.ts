@@ -89,26 +89,15 @@ export interface SurvivalRun {
  * u_{n+1} = u_n·P with P = I + G/Λ on the transient states, over the states that hold mass only
  * (a list per step, built as the mass spreads): mass under `dropBelow` on a state is dropped, not
  * stepped. The mass sits on a moving front of some thousands of states where the whole chain has
- * hundreds of thousands.
+ * hundreds of thousands. The states are expanded here, the step itself is wasm/uniform.ts, on
+ * the chain's memory (whose vectors it leaves zero again, for another run).
  */
 export function survivals(chain: LazyChain, entry: UniformEntry, o: { stop: number; maxSteps: number; maxWork: number; dropBelow: number }): SurvivalRun {
-  let cap = 1024;
-  let u = new Float64Array(cap);
-  let v = new Float64Array(cap);
-  let cur = new Int32Array(cap);
-  let next = new Int32Array(cap);
-  const fit = (): void => {
-    if (chain.size <= cap) return;
-    while (cap < chain.size) cap *= 2;
-    u = grown(u, cap);
-    v = grown(v, cap);
-    cur = grown(cur, cap);
-    next = grown(next, cap);
-  };
+  let [u, v, cur, next] = [chain.u, chain.v, chain.cur, chain.next];
+  let [uAt, vAt, curAt, nextAt] = [chain.at.u, chain.at.v, chain.at.cur, chain.at.next];
   let curLen = 0;
   for (const pt of entry.points) {
     const i = chain.entryState(pt.k, pt.j, pt.serving);
-    fit();
     if (u[i] === 0) cur[curLen++] = i;
     u[i] += pt.mass;
   }
@@ -117,58 +106,32 @@ export function survivals(chain: LazyChain, entry: UniformEntry, o: { stop: numb
   for (let q = 0; q < curLen; q++) mass += u[cur[q]];
   a[0] = mass;
   let steps = 0;
-  let dropped = 0;
-  let work = 0;
   const { dropBelow } = o;
+  const { kernels, stride, slots } = chain;
+  kernels.uniformReset();
+  // The states that become worth stepping get their moves first (new targets get ids), then the
+  // step reads them: the entry's here, the step lists those it makes.
+  for (let q = 0; q < curLen; q++) {
+    const i = cur[q];
+    if (u[i] >= dropBelow && !chain.isExpanded(i)) chain.expand(i);
+  }
+  const { todo } = chain;
   while (mass >= o.stop) {
     if (steps >= o.maxSteps) throw new LimitError('latency', `the uniformized route would take too long here (after ${o.maxSteps} steps ${mass.toPrecision(3)} of the mass is still in the system)`);
-    // The states that become worth stepping get their moves first (new targets get ids, so the
-    // arrays may grow), then the step reads them.
-    for (let q = 0; q < curLen; q++) {
-      const i = cur[q];
-      if (u[i] >= dropBelow && !chain.isExpanded(i)) chain.expand(i);
-    }
-    fit();
-    const { rec, table, stride, slots } = chain;
-    const width = slots + 1;
-    let nextLen = 0;
-    for (let q = 0; q < curLen; q++) {
-      const i = cur[q];
-      const x = u[i];
-      u[i] = 0;
-      if (x < dropBelow) {
-        dropped += x;
-        continue;
-      }
-      const at = i * stride;
-      const row = rec[at] * width;
-      const kept = x * table[row];
-      if (kept > 0) {
-        if (v[i] === 0) next[nextLen++] = i;
-        v[i] += kept;
-      }
-      for (let s = 1; s <= slots; s++) {
-        const t = rec[at + s];
-        if (t < 0) continue;
-        work++;
-        // a zero (underflowed) share would list t without marking it, and again later
-        const w = x * table[row + s];
-        if (!(w > 0)) continue;
-        if (v[t] === 0) next[nextLen++] = t;
-        v[t] += w;
-      }
-    }
-    mass = 0;
-    for (let q = 0; q < nextLen; q++) mass += v[next[q]];
-    [u, v] = [v, u];
-    [cur, next] = [next, cur];
-    curLen = nextLen;
+    curLen = kernels.uniformStep(chain.at.rec, chain.at.table, uAt, vAt, curAt, nextAt, chain.at.todo, curLen, stride, slots, dropBelow);
+    const todoLen = kernels.uniformTodo();
+    for (let q = 0; q < todoLen; q++) chain.expand(todo[q]);
+    mass = kernels.uniformSum(0);
+    [u, v, uAt, vAt] = [v, u, vAt, uAt];
+    [cur, next, curAt, nextAt] = [next, cur, nextAt, curAt];
     steps++;
+    const work = kernels.uniformSum(2);
     if (work > o.maxWork) throw new LimitError('latency', `the uniformized route would take too long here (after ${steps} steps, ${work.toPrecision(3)} moves stepped, over the bound ${o.maxWork.toPrecision(3)}, ${mass.toPrecision(3)} of the mass is still in the system)`);
     if (steps >= a.length) a = grown(a, a.length * 2);
     a[steps] = mass;
   }
-  return { a: a.slice(0, steps + 1), dropped, work };
+  for (let q = 0; q < curLen; q++) u[cur[q]] = 0;
+  return { a: a.slice(0, steps + 1), dropped: kernels.uniformSum(1), work: kernels.uniformSum(2) };
 }
 
 /** F(t) = 1 − Σ Pois(n; Λt)·a_n and its density f(t) = Λ·Σ Pois(n; Λt)·(a_n − a_{n+1}); a_n = a_last past the steps. */

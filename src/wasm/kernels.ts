@@ -83,6 +83,13 @@ export interface Kernels {
     G: number,
     H: number,
   ): number;
+  /** One uniformization step (wasm/uniform.ts); returns how many states got mass. */
+  uniformStep(rec: number, table: number, u: number, v: number, cur: number, next: number, todo: number, curLen: number, stride: number, slots: number, dropBelow: number): number;
+  /** How many states the last uniformStep listed as to be expanded. */
+  uniformTodo(): number;
+  /** 0: the mass after the last step, 1: the mass dropped, 2: the moves stepped (since uniformReset). */
+  uniformSum(which: number): number;
+  uniformReset(): void;
   addServeLaw(band: number, row: number, probs: number, base: number, L: number, M: number, first: number, top: number, modes: number, mode: number, prob: number): void;
   addRun(x: number, dst: number, y: number, src: number, len: number): void;
   tailCoefficients(
