@@ -1,7 +1,7 @@
 import { arrivalsOf, type ArrivalTable } from '../model/arrivalTable.js';
 import { LimitError, type LimitFacts } from '../model/errors.js';
 import { LIMITS } from '../model/limits.js';
-import { admissibleScale, type QueueEstimate } from '../model/queueEstimate.js';
+import { admissibleScale, estimateQueue, type QueueEstimate } from '../model/queueEstimate.js';
 import type { ModelParams } from '../model/scenario.js';
 import { tailQuantile, upperQuantile } from '../policy/evaluate.js';
 import { levelMass } from '../policy/extension.js';
@@ -105,4 +105,27 @@ export function loadRefusal(p: ModelParams, field: string, reason: string, facts
     ...facts,
     admissibleRate,
   });
+}
+
+/**
+ * How far past a bound the estimate (model/queueEstimate.ts) must put a Poisson scenario for the
+ * automatic search to refuse it before solving. For one phase the estimate (a Cramér root) was
+ * within ~10 % of where the search meets the bound over deterministic, exponential and gamma
+ * families near capacity (docs/model.md §4): past 1.5× the solve would meet the bound too,
+ * seconds later. Under MMPP arrivals its diffusion tail errs by 2× and more (slow bursts beside a
+ * phase over capacity solve at twice the estimated bound), so those are always tried.
+ */
+export const EARLY_REFUSAL_MARGIN = 1.5;
+
+/** Refuses before any solve a Poisson scenario whose estimated size passes a core bound by EARLY_REFUSAL_MARGIN (the automatic search only). */
+export function refuseFarPastBounds(p: ModelParams, bounds: readonly SizeBound[] = CORE_BOUNDS): void {
+  if (p.arrivalProcess) return;
+  const e = estimateQueue(p);
+  for (const b of bounds) {
+    const need = b.need(e);
+    if (!(need > EARLY_REFUSAL_MARGIN * b.allowed)) continue;
+    const what = b.name === 'maxQueue' ? `S = ${Math.round(need)}` : `${need.toPrecision(3)} entries`;
+    const reason = `is too close to capacity for the solver's bounds (by estimate before solving: ${what}, ${(need / b.allowed).toPrecision(3)}× the bound ${b.name} = ${b.allowed}: ${loadCause(p)})`;
+    throw loadRefusal(p, loadField(p), reason, { bound: b.name, excess: need / b.allowed }, bounds);
+  }
 }

@@ -10,7 +10,7 @@ import { evaluatePolicy, type DetailedEvaluation } from '../policy/evaluate.js';
 import type { Policy } from '../policy/policy.js';
 import { resolveSolver } from './backends.js';
 import { sameActions } from './cpu/pi.js';
-import { grownMaxQueue, initialMaxQueue, loadCause, loadField, loadRefusal, tailMassAbove, TAIL_MASS_BOUND } from './maxQueue.js';
+import { grownMaxQueue, initialMaxQueue, loadCause, loadField, loadRefusal, refuseFarPastBounds, tailMassAbove, TAIL_MASS_BOUND } from './maxQueue.js';
 import { describeEvaluation, type SolveResult, type SolverFacts } from './result.js';
 import type { Solver, SolverOutput, SolverProgress } from './types.js';
 import { fitWarmStart, type WarmStart } from './warmStart.js';
@@ -61,8 +61,10 @@ export async function solveScenarioDetailed(input: unknown, opts: ScenarioSolveO
   const proc = arrivalsOf(p);
   const M = proc.phases;
   const B = p.maxBatchSize;
-  const table = buildArrivalTable(p, opts.signal);
   const fixedS = settings.maxQueue > 0;
+  // Far past a bound by estimate, the search would meet it too, seconds later: say so now.
+  if (!fixedS && opts.initialMaxQueue === undefined) refuseFarPastBounds(p);
+  const table = buildArrivalTable(p, opts.signal);
   if (fixedS && settings.maxQueue < MIN_MAX_QUEUE) {
     throw new ScenarioError('solver.maxQueue', `must be ≥ ${MIN_MAX_QUEUE}, or 0 for automatic (got ${settings.maxQueue})`);
   }

@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { buildArrivalTable } from '../../src/model/arrivalTable.js';
+import { LimitError } from '../../src/model/errors.js';
+import { estimateQueue } from '../../src/model/queueEstimate.js';
+import type { Scenario } from '../../src/model/scenario.js';
+import { validateScenario } from '../../src/model/validate.js';
+import { CORE_BOUNDS, EARLY_REFUSAL_MARGIN, initialMaxQueue } from '../../src/solve/maxQueue.js';
+import { solveScenarioDetailed } from '../../src/solve/solveScenario.js';
+import type { Solver } from '../../src/solve/types.js';
+import { SPEC_FIT, specCapacity, specScenario } from '../helpers/scenarios.js';
+
+/**
+ * Issue 18: a scenario the estimate (src/model/queueEstimate.ts) puts far past a bound is refused
+ * before any solve, with the same facts a refusal after solving gives; one within the margin is
+ * tried, and may solve.
+ */
+
+/** The largest ratio need / allowed of the estimate over the core bounds. */
+function estimatedExcess(s: Scenario): number {
+  const e = estimateQueue(validateScenario(s).params);
+  return Math.max(...CORE_BOUNDS.map((b) => b.need(e) / b.allowed));
+}
+
+/** A solver that must not be reached. */
+const unreachable: Solver = {
+  backend: 'cpu',
+  solve: () => Promise.reject(new Error('the solver was called')),
+};
+
+async function refusal(s: Scenario, opts: Parameters<typeof solveScenarioDetailed>[1]): Promise<LimitError> {
+  const err = await solveScenarioDetailed(s, opts).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(LimitError);
+  return err as LimitError;
+}
+
+const gamma = (B: number, load: number): Scenario =>
+  specScenario(load * specCapacity(B), 1e-4, { maxBatchSize: B, serviceTime: { linear: { ...SPEC_FIT }, distribution: 'GAMMA', cv: 1.5 } });
+/** MMPP arrivals whose mean rate (the chain's stationary mean) is `load` of the capacity B/l(B). */
+function mmpp(rates: number[], generator: number[], B: number, distribution: 'DETERMINISTIC' | 'EXPONENTIAL', load: number): Scenario {
+  const at = (k: number): Scenario =>
+    specScenario(0, 1e-4, { maxBatchSize: B, serviceTime: { linear: { ...SPEC_FIT }, distribution }, arrivalProcess: { mmpp: { rates: rates.map((r) => r * k), generator } } });
+  const mean = validateScenario(at(1)).params.arrivalProcess!.meanRate;
+  return at((load * specCapacity(B)) / mean);
+}
+
+describe('refusal before solving, far past a bound (issue 18)', () => {
+  const cases: [string, Scenario][] = [
+    ['gamma cv 1.5, B = 64, 95 % load', gamma(64, 0.95)],
+    ['exponential, B = 256, 96 % load', specScenario(0.96 * specCapacity(256), 1e-4, { maxBatchSize: 256, serviceTime: { linear: { ...SPEC_FIT }, distribution: 'EXPONENTIAL' } })],
+  ];
+  for (const [name, s] of cases) {
+    it(`${name}: refused without a solve, and the search itself refuses it on the same bound`, async () => {
+      const excess = estimatedExcess(s);
+      expect(excess).toBeGreaterThan(EARLY_REFUSAL_MARGIN);
+      const early = await refusal(s, { percentiles: false, solver: unreachable });
+      const field = s.arrivalProcess ? 'arrivalProcess' : 'arrivalRate';
+      expect(early.field).toBe(field);
+      expect(early.message).toContain('by estimate before solving');
+      expect(early.message).toContain(early.bound!);
+      expect(early.excess).toBeCloseTo(excess, 12);
+      const rate = s.arrivalProcess ? validateScenario(s).params.arrivalProcess!.meanRate : s.arrivalRate!;
+      expect(early.admissibleRate).toBeLessThan(rate);
+      // The search from its own first S (the early check is skipped when a first S is given) meets a bound too.
+      const p = validateScenario(s).params;
+      const first = (() => {
+        try {
+          return initialMaxQueue(p, buildArrivalTable(p), (e) => e);
+        } catch (e) {
+          return e;
+        }
+      })();
+      if (first instanceof LimitError) {
+        expect(['maxQueue', 'maxBandEntries']).toContain(first.bound);
+        return;
+      }
+      const late = await refusal(s, { percentiles: false, initialMaxQueue: first as number });
+      expect(late.field).toBe(field);
+      expect(late.message).not.toContain('by estimate before solving');
+      expect(['maxQueue', 'maxBandEntries']).toContain(late.bound);
+    }, 120_000);
+  }
+
+  it('MMPP: slow bursts beside a phase over capacity solve at twice the bound by estimate, so MMPP scenarios are always tried', async () => {
+    // 500 /s and 3,000 /s (capacity 2,633 /s at B = 8), switching every few seconds; exponential service.
+    const at = (load: number) => mmpp([500, 3000], [-0.2, 0.2, 0.3, -0.3], 8, 'EXPONENTIAL', load);
+    let lo = 0.3;
+    let hi = 0.99;
+    for (let i = 0; i < 40; i++) {
+      const mid = (lo + hi) / 2;
+      if (estimatedExcess(at(mid)) < 2) lo = mid;
+      else hi = mid;
+    }
+    const s = at(hi);
+    expect(estimatedExcess(s)).toBeGreaterThan(EARLY_REFUSAL_MARGIN);
+    const { result } = await solveScenarioDetailed(s, { percentiles: false });
+    expect(result.solver.stopReason).toBe('converged');
+    expect(result.averageCostLower).toBeLessThanOrEqual(result.averageCost * (1 + 1e-9));
+    expect(result.averageCost).toBeLessThanOrEqual(result.averageCostUpper * (1 + 1e-9));
+    expect(result.solver.tailMass).toBeLessThan(1e-9);
+  }, 120_000);
+});
