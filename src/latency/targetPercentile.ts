@@ -25,11 +25,11 @@ export interface TargetPercentile {
 }
 
 /**
- * The results' settings for a planner: their thresholds, stop rules and bracket, no CDF grid, and
- * no work guard: a planner needs the law of every member it decides on (the tight defaults have no
- * guard either), where a result may go without its figures.
+ * The results' settings for a planner: their thresholds, stop rules and bracket, but no work
+ * guard: a planner needs the law of every member it decides on (the tight defaults have no guard
+ * either), where a result may go without its figures.
  */
-export const PLAN_LAW_OPTIONS: LatencyOptions = { ...RESULT_LAW_OPTIONS, gridPoints: 0, maxWork: Infinity };
+export const PLAN_LAW_OPTIONS: LatencyOptions = { ...RESULT_LAW_OPTIONS, maxWork: Infinity };
 
 /**
  * How many stated accuracies around a percentile a target must clear for the results' settings to
