@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { responseTimeLaw } from '../../src/latency/distribution.js';
 import { quantile } from '../../src/latency/percentiles.js';
 import { latencyModel } from '../../src/latency/summary.js';
-import { lawPercentile } from '../../src/latency/targetPercentile.js';
+import { lawPercentile, percentileAgainst } from '../../src/latency/targetPercentile.js';
 import { buildArrivalTable } from '../../src/model/arrivalTable.js';
 import type { ValidatedScenario } from '../../src/model/scenario.js';
 import { validateScenario } from '../../src/model/validate.js';
@@ -105,4 +105,26 @@ describe('targets on a member’s percentile are decided as at the tight default
       expect(movedBelow).toBe(true);
     }, 120_000);
   }
+});
+
+describe('percentileAgainst (what the fleet’s p99 check uses too)', () => {
+  it('keeps the results’ figure where the target is clear of it, and takes the tight one within twice its accuracy', () => {
+    const base = specScenario(1500, 1e-4, { maxBatchSize: 8 });
+    const p = validateScenario({ ...base, serviceTime: { ...base.serviceTime, distribution: 'EXPONENTIAL' } }).params;
+    const policy: Policy = { actions: new Int32Array(4), tailBatch: 8 };
+    const model = latencyModel(p);
+    const ev = evaluatePolicy(p, policy);
+    const tight = quantile(responseTimeLaw(model, policy, ev), 0.99, 0);
+    const results = lawPercentile(model, policy, ev, 0.99, 'results');
+    expect(results.t).not.toBe(tight.t);
+    const d = results.relative * results.t;
+    for (const T of [results.t - 1.9 * d, results.t, tight.t, results.t + 1.9 * d]) {
+      const q = percentileAgainst(model, policy, ev, 0.99, T);
+      expect([q.settings, q.t, q.relative]).toEqual(['tight', tight.t, tight.relative]);
+    }
+    for (const T of [results.t - 2.1 * d, results.t + 2.1 * d, 0.5 * results.t]) {
+      const q = percentileAgainst(model, policy, ev, 0.99, T);
+      expect([q.settings, q.t]).toEqual(['results', results.t]);
+    }
+  });
 });
