@@ -38,6 +38,13 @@ import type { UniformEntry } from './uniformEntry.js';
  */
 const DENSE_KEYS = 1 << 24;
 
+/**
+ * Bound on the chain's ids (its entries: the B + 1 finals and a block of W for every line reached),
+ * which sizes the wasm memory (each id holds a record and its entries of the step's vectors): past
+ * it the route is refused.
+ */
+export const MAX_CHAIN_IDS = 5_000_000;
+
 /** Kinds of state in the rate table: idle or serving with m below the clamp, clamped, final. */
 const FREE = 0;
 const CLAMPED = 1;
@@ -49,7 +56,7 @@ export class LazyChain {
   readonly mCap: number;
   /** Ids handed out so far: the finals' and every line's block. */
   size: number;
-  /** Most ids the memory holds: the finals and a block for every line, or maxStates. */
+  /** Most ids the memory holds: the finals and a block for every line, or maxIds. */
   readonly capacity: number;
   /**
    * Moves per state: the slots arrival, completion, then the M − 1 phase changes.
@@ -98,7 +105,7 @@ export class LazyChain {
   private readonly lam: Float64Array;
   private readonly Q: Float64Array;
 
-  constructor(model: CompiledModel, policy: Policy, entry: UniformEntry, private readonly maxStates = 5_000_000) {
+  constructor(model: CompiledModel, policy: Policy, entry: UniformEntry, private readonly maxIds = MAX_CHAIN_IDS) {
     const { M, B } = model;
     this.M = M;
     this.B = B;
@@ -132,7 +139,7 @@ export class LazyChain {
     this.W = (this.mCap + 1) * M;
     const lines = (entry.maxAhead + 1) * (B + 1);
     const denseLines = lines <= DENSE_KEYS;
-    const n = (this.capacity = Math.min(maxStates, B + 1 + lines * this.W));
+    const n = (this.capacity = Math.min(maxIds, B + 1 + lines * this.W));
     this.size = B + 1;
     const lay = new Layout();
     const at = { rec: lay.i32(n * this.stride), table: lay.f64(table.length), u: lay.f64(n), v: lay.f64(n), cur: lay.i32(n), next: lay.i32(n), todo: lay.i32(n) };
@@ -249,7 +256,12 @@ export class LazyChain {
     let block = this.dense ? this.dense[line] - 1 : (this.sparse!.get(line) ?? -1);
     if (block < 0) {
       block = (this.size - this.B - 1) / this.W;
-      if (this.size + this.W > this.capacity) throw new LimitError('latency', `the uniformized route would take too long here (its chain passes ${this.maxStates} states)`);
+      if (this.size + this.W > this.capacity) {
+        throw new LimitError(
+          'latency',
+          `the uniformized route would take too long here (its chain needs more than ${this.maxIds} ids, its entries: the ${this.B + 1} finals and a block of ${this.W} for every (ahead, batch) line reached, over the bound MAX_CHAIN_IDS)`,
+        );
+      }
       this.size += this.W;
       this.lineOf[block] = line;
       if (this.dense) this.dense[line] = block + 1;

@@ -2,7 +2,8 @@ import { LimitError, ScenarioError, throwIfAborted } from '../model/errors.js';
 import { scaledMmpp } from '../model/mmpp/process.js';
 import type { Backend, ValidatedScenario } from '../model/scenario.js';
 import type { Policy } from '../policy/policy.js';
-import { latencyOfEvaluation } from '../latency/summary.js';
+import { latencyModel, latencyOfEvaluation } from '../latency/summary.js';
+import { lawPercentile, undecided } from '../latency/targetPercentile.js';
 import { evaluatePolicy } from '../policy/evaluate.js';
 import { simulate } from '../sim/simulate.js';
 import { asValidated, computeFrontier } from './frontier.js';
@@ -192,10 +193,13 @@ async function tailPolicy(
   const p99Of = (policy: Policy): number => {
     simulated++;
     o.onProgress?.(`p99 of policy ${simulated}`);
-    const exact = latencyOfEvaluation(sc.params, policy, evaluatePolicy(sc.params, policy, { signal: o.signal }));
+    const ev = evaluatePolicy(sc.params, policy, { signal: o.signal });
+    const exact = latencyOfEvaluation(sc.params, policy, ev);
     if ('latency' in exact) {
       methods.set(policy, 'exact');
-      return exact.latency.p99;
+      // At the results' settings; too close to the target for them to decide, at the tight defaults.
+      const q = { t: exact.latency.p99, relative: exact.latency.accuracy.percentileRelative };
+      return undecided(q, p99Target) ? lawPercentile(latencyModel(sc.params), policy, ev, 0.99, 'tight').t : q.t;
     }
     methods.set(policy, 'simulation');
     return simulate(sc.params, policy, { requests, seed, signal: o.signal }).percentiles.p99;

@@ -2,10 +2,9 @@ import { buildArrivalTable, type ArrivalTable } from '../model/arrivalTable.js';
 import { LimitError, ScenarioError, throwIfAborted } from '../model/errors.js';
 import type { Backend, ModelParams } from '../model/scenario.js';
 import type { CompiledModel } from '../model/compile.js';
-import { responseTimeLaw } from '../latency/distribution.js';
-import { quantile } from '../latency/percentiles.js';
 import { responseCdfCeiling } from '../latency/floor.js';
 import { lawCostReason, latencyModel } from '../latency/summary.js';
+import { percentileAgainst } from '../latency/targetPercentile.js';
 import { evaluatePolicy, type DetailedEvaluation } from '../policy/evaluate.js';
 import { planned, type PlannedPolicy } from './figures.js';
 import { asValidated } from './frontier.js';
@@ -40,7 +39,11 @@ export interface PercentileMemberResult extends PlannedPolicy {
   readonly averageCost: number;
   /** The exact percentile at the target's level, seconds. */
   readonly percentile: number;
-  /** Its relative uncertainty in t (bracket and CDF error bound). */
+  /**
+   * Its relative uncertainty in t (bracket and CDF error bound) at the settings it was computed at:
+   * the results' (RESULT_LAW_OPTIONS), or the tight defaults where the target lay within twice
+   * the results' accuracy of it (latency/targetPercentile.ts).
+   */
   readonly percentileRelative: number;
   /** How the law was computed (`mixture`, …). */
   readonly method: string;
@@ -206,8 +209,7 @@ function searchFamily(ctx: SearchContext, members: readonly FamilyMember[], belo
 function percentileOf(ctx: SearchContext, m: FamilyMember, ev: DetailedEvaluation): PercentileMemberResult {
   const slow = lawCostReason(ctx.model, m.policy, ev);
   if (slow !== undefined) throw new LimitError(ctx.field, `the exact law of ${m.name} is out of reach: ${slow}`);
-  const law = responseTimeLaw(ctx.model, m.policy, ev);
-  const q = quantile(law, ctx.probability, 0);
+  const q = percentileAgainst(ctx.model, m.policy, ev, ctx.probability, ctx.target);
   return {
     ...planned(ctx.p, m.policy, ev),
     origin: m.origin,
@@ -217,6 +219,6 @@ function percentileOf(ctx: SearchContext, m: FamilyMember, ev: DetailedEvaluatio
     averageCost: ev.averageCost,
     percentile: q.t,
     percentileRelative: q.relative,
-    method: law.method,
+    method: q.method,
   };
 }

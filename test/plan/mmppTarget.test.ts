@@ -152,7 +152,8 @@ async function checkAgainstFamily(T: number, objective: PercentileObjective): Pr
   const ev = evaluatePolicy(p, policy);
   const p99 = quantile(responseTimeLaw(model, policy, ev), 0.99, 0).t;
   expect(p99).toBeLessThanOrEqual(T);
-  expect(Math.abs(p99 - r.policy.percentile)).toBeLessThanOrEqual(1e-9 * p99);
+  // The plan's figure is at the results' settings (or the tight ones): within both stated accuracies (the tight one's under 1e-9).
+  expect(Math.abs(p99 - r.policy.percentile)).toBeLessThanOrEqual((r.policy.percentileRelative + 1e-9) * p99);
   expect(Math.abs(ev.meanPower - r.policy.meanPower)).toBeLessThanOrEqual(1e-12 * ev.meanPower);
   // No member of the family with a lower objective meets it, and the least among those that do is the answer's.
   const key = keyOf(objective);
@@ -205,7 +206,7 @@ describe('plan against a p99 target under MMPP arrivals: least power within the 
     const err = await planPercentileTarget(sc, { level: 'p99', seconds: T }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PercentileInfeasibleError);
     const e = err as PercentileInfeasibleError;
-    expect(Math.abs(e.least.percentile - least)).toBeLessThanOrEqual(1e-9 * least);
+    expect(Math.abs(e.least.percentile - least)).toBeLessThanOrEqual((e.least.percentileRelative + 1e-9) * least);
     expect(e.message).toMatch(/cannot be met within the family .*per-phase control limits with the batch cap \d .*: the least achievable p99 is \d+\.\d{4} ms/);
   });
 });
