@@ -1,17 +1,32 @@
+import type { BatchRecord, JobKind } from '../../solve/gpu/collector.js';
 import type { GpuBatchItem } from '../../solve/gpuBatch.js';
 import { beforeNativeLoad } from '../../solve/nativeGate.js';
+import { classesCanonicalKey } from '../cache/classesKey.js';
+import { groupByKey } from './duplicates.js';
 import type { BatchContext, BatchExecutor, BatchOutcome, BatchTask, ClassesBatchOutcome, ClassesBatchTask } from './executor.js';
+
+/** What the WebGPU batch reports (the service's metrics listen here). */
+export interface GpuBatchEvents {
+  /** A scenario identical to one before it in the batch: it gets that one's solve, as a caller joining an identical running solve does. */
+  onShared?(): void;
+  /** A GPU batch ran: its model kind, its jobs, and how many of its scenarios had no job in an earlier batch of the call. */
+  onGpuBatch?(batch: { readonly kind: JobKind; readonly size: number; readonly newScenarios: number }): void;
+}
 
 /**
  * Scenarios that ask for backend GPU, solved together by the WebGPU engineer's batched
  * solve (src/solve/gpuBatch.ts: GPU batches shared per round, each result certified in f64),
  * multi-class ones (two or three classes) beside the single-class ones, their joint f32 stages
- * in the same rounds. It runs in the main thread, which owns the device; the module is loaded on
- * first use, so a server that never sees backend GPU never loads the native binding. Backend
- * AUTO stays on the worker pool, where each solve applies the AUTO rule itself.
+ * in the same rounds. Identical scenarios (one canonical key, the solution cache's: cache/canonical.ts,
+ * classesKey.ts) are solved once and each gets the answer. It runs in the main thread, which owns
+ * the device; the module is loaded on first use, so a server that never sees backend GPU never
+ * loads the native binding. Backend AUTO stays on the worker pool, where each solve applies the
+ * AUTO rule itself.
  */
 export class GpuBatchExecutor implements BatchExecutor {
   readonly name = 'webgpu-batch';
+
+  constructor(private readonly events: GpuBatchEvents = {}) {}
 
   accepts(task: BatchTask): boolean {
     return task.scenario.solver.backend === 'GPU';
@@ -23,13 +38,16 @@ export class GpuBatchExecutor implements BatchExecutor {
   }
 
   async *run(tasks: readonly BatchTask[], ctx: BatchContext, classes: readonly ClassesBatchTask[] = []): AsyncGenerator<BatchOutcome | ClassesBatchOutcome, void, undefined> {
+    const single = groupByKey(tasks, (t) => t.key);
+    const joint = groupByKey(classes, (t) => classesCanonicalKey(t.scenario));
+    for (const g of [...single, ...joint]) for (let k = 1; k < g.length; k++) this.events.onShared?.();
     const warmed = new Set<number>();
     const classesFacts = new Map<number, { cached: boolean; warmStarted: boolean }>();
-    const n = tasks.length;
+    const n = single.length;
     try {
       await beforeNativeLoad();
       const { solveScenariosOnGpu } = await import('../../solve/gpuBatch.js');
-      const items: AsyncIterable<GpuBatchItem> = solveScenariosOnGpu([...tasks.map((t) => t.input), ...classes.map((t) => t.scenario)], {
+      const items: AsyncIterable<GpuBatchItem> = solveScenariosOnGpu([...single.map((g) => g[0].input), ...joint.map((g) => g[0].scenario)], {
         backend: 'GPU',
         signal: ctx.signal,
         warmStart: (i, scenario) => {
@@ -37,18 +55,21 @@ export class GpuBatchExecutor implements BatchExecutor {
           if (w) warmed.add(i);
           return w;
         },
+        onBatch: firstTimes(this.events),
         ...(ctx.solveClasses ? { solveClasses: solveThrough(ctx.solveClasses, classesFacts) } : {}),
       });
       for await (const item of items) {
         if (item.index >= n) {
-          const index = classes[item.index - n].index;
-          if ('error' in item) yield { classes: true, index, ok: false, error: item.error };
-          else if ('classes' in item) yield { classes: true, index, ok: true, result: item.classes, cached: false, warmStarted: false, ...classesFacts.get(item.index) };
+          for (const { index } of joint[item.index - n]) {
+            if ('error' in item) yield { classes: true, index, ok: false, error: item.error };
+            else if ('classes' in item) yield { classes: true, index, ok: true, result: item.classes, cached: false, warmStarted: false, ...classesFacts.get(item.index) };
+          }
           continue;
         }
-        const task = tasks[item.index];
-        if ('error' in item) yield { index: task.index, ok: false, error: item.error };
-        else if ('result' in item) yield { index: task.index, ok: true, result: item.result, warmStart: item.warmStart, cached: false, warmStarted: warmed.has(item.index) };
+        for (const { index } of single[item.index]) {
+          if ('error' in item) yield { index, ok: false, error: item.error };
+          else if ('result' in item) yield { index, ok: true, result: item.result, warmStart: item.warmStart, cached: false, warmStarted: warmed.has(item.index) };
+        }
       }
     } catch (e) {
       // No adapter (BackendUnavailableError, raised up front) or a failed load: every task gets the error.
@@ -65,5 +86,15 @@ function solveThrough(solve: NonNullable<BatchContext['solveClasses']>, facts: M
     const o = await solve(...args);
     facts.set(i, { cached: o.cached, warmStarted: o.warmStarted });
     return o.result;
+  };
+}
+
+/** The collector's batch records as events: each scenario counted in the first batch that holds a job of it. */
+function firstTimes(events: GpuBatchEvents): (b: BatchRecord) => void {
+  const seen = new Set<number>();
+  return (b) => {
+    const before = seen.size;
+    for (const i of b.scenarios) seen.add(i);
+    events.onGpuBatch?.({ kind: b.kind, size: b.size, newScenarios: seen.size - before });
   };
 }

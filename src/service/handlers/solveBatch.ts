@@ -119,8 +119,9 @@ export function createSolveBatchHandler(deps: ServiceDeps): ServerStreamingHandl
           continue;
         }
         if (!task) continue; // taskOf held it (the delete above): this only narrows the type
-        // Executors other than the CPU pool do not go through the coordinator: cache their results here.
-        if (o.warmStart && !o.cached) deps.cache.store(task.scenario, o.result, o.warmStart, task.key);
+        // Executors other than the CPU pool do not go through the coordinator: cache their results here,
+        // once (identical scenarios share one solve's result, whose percentiles the first one fills in).
+        if (o.warmStart && !o.cached && deps.cache.get(task.key)?.result.solver !== o.result.solver) deps.cache.store(task.scenario, o.result, o.warmStart, task.key);
         yield { index: entry.index, parameters: entry.parameters, result: await asAsked(task, o.result, o.warmStart?.policy), cached: o.cached, warmStarted: o.warmStarted };
         record(o.cached ? 'cached' : 'solved', o.result.solver.totalIterations);
       }
