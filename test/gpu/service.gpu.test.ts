@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScenarioResult } from '../../src/service/messages.js';
+import { registerGpuProvider } from '../../src/solve/backends.js';
+import { cpuPolicyIteration } from '../../src/solve/cpu/pi.js';
 import { releaseGpu } from '../../src/solve/gpu/device.js';
+import { DEFAULT_FLAGS } from '../../src/solve/gpu/flags.js';
+import { createGpuProvider } from '../../src/solve/gpu/provider.js';
 import { solveClassesScenario } from '../../src/solve/classes/solveClasses.js';
 import { solveScenario } from '../../src/solve/solveScenario.js';
 import { scenarioOf } from '../classes/support.js';
@@ -24,6 +28,11 @@ function serverForBlock(): () => Harness {
     await releaseGpu();
   });
   return () => h!;
+}
+
+/** A counter's value (summed over its labels). */
+async function total(counter: { get(): Promise<{ values: Array<{ value: number }> }> }): Promise<number> {
+  return (await counter.get()).values.reduce((n, v) => n + v.value, 0);
 }
 
 describe(`gRPC end to end with backend GPU${gpu.skip}`, () => {
@@ -75,17 +84,30 @@ describe(`gRPC end to end with backend GPU${gpu.skip}`, () => {
     }
   }, 300_000);
 
+  it.skipIf(!gpu.ctx)('SolveBatch: a classes scenario with backend AUTO joins the WebGPU batch where the AUTO rule sends its first box to the GPU (here: threshold 0), certified as its CPU solve', async () => {
+    registerGpuProvider(createGpuProvider(cpuPolicyIteration, { flags: { ...DEFAULT_FLAGS, BATCHWISE_GPU_AUTO_MIN_WORK_SOFTWARE: 0, BATCHWISE_GPU_AUTO_MIN_WORK_HARDWARE: 0 } }));
+    try {
+      const scenario = { ...twoClasses, objective: { powerWeight: 2e-3 }, solver: { tolerance: 1e-9, backend: 'AUTO' as const } };
+      const before = await total(server().server.metrics.gpuBatchScenarios);
+      const results: ScenarioResult[] = [];
+      for await (const r of server().client().solveBatch({ list: { scenarios: [scenario] } })) results.push(r);
+      expect(results).toHaveLength(1);
+      const got = results[0].classesResult!;
+      // Its box ran in the collector's rounds (the main thread's batch), not on a worker.
+      expect(await total(server().server.metrics.gpuBatchScenarios)).toBe(before + 1);
+      expect(got.solver).toMatchObject({ backend: 'webgpu', adapter: gpu.ctx!.adapterName });
+      expectSameClassesAsCpu(got, await solveClassesScenario({ ...scenario, solver: { ...scenario.solver, backend: 'CPU' } }));
+    } finally {
+      registerGpuProvider(undefined);
+    }
+  }, 300_000);
+
   it.skipIf(!gpu.ctx)('Solve: one scenario with backend GPU', async () => {
     const s = { ...specCaseScenario(SPEC_CASES[2]), solver: { backend: 'GPU' as const } };
     const { result } = await server().client().solve(s);
     expectSameAsCpu(result, await solveScenario({ ...s, solver: { backend: 'CPU' } }));
   });
 });
-
-/** A counter's value (summed over its labels). */
-async function total(counter: { get(): Promise<{ values: Array<{ value: number }> }> }): Promise<number> {
-  return (await counter.get()).values.reduce((n, v) => n + v.value, 0);
-}
 
 /** The same object with its keys in reverse order, nested objects too: another spelling of the same scenario. */
 function reversed(x: unknown): unknown {

@@ -1,6 +1,9 @@
+import type { ValidatedClassesScenario } from '../../model/classes/params.js';
+import { autoJointStage, gpuSolvesWork } from '../../solve/backends.js';
 import type { BatchRecord, JobKind } from '../../solve/gpu/collector.js';
 import type { GpuBatchItem } from '../../solve/gpuBatch.js';
 import { beforeNativeLoad } from '../../solve/nativeGate.js';
+import type { JointGpuStage } from '../../solve/types.js';
 import { classesCanonicalKey } from '../cache/classesKey.js';
 import { groupByKey } from './duplicates.js';
 import type { BatchContext, BatchExecutor, BatchOutcome, BatchTask, ClassesBatchOutcome, ClassesBatchTask } from './executor.js';
@@ -20,8 +23,9 @@ export interface GpuBatchEvents {
  * in the same rounds. Identical scenarios (one canonical key, the solution cache's: cache/canonical.ts,
  * classesKey.ts) are solved once and each gets the answer. It runs in the main thread, which owns
  * the device; the module is loaded on first use, so a server that never sees backend GPU never
- * loads the native binding. Backend AUTO stays on the worker pool, where each solve applies the
- * AUTO rule itself.
+ * loads the native binding. Multi-class scenarios with backend AUTO come here where the AUTO rule
+ * sends their first box to the GPU (each box then decided by the same rule, autoJointStage); the other
+ * AUTO ones stay on the worker pool, where each solve applies the AUTO rule itself.
  */
 export class GpuBatchExecutor implements BatchExecutor {
   readonly name = 'webgpu-batch';
@@ -32,9 +36,16 @@ export class GpuBatchExecutor implements BatchExecutor {
     return task.scenario.solver.backend === 'GPU';
   }
 
-  /** One class is the single-class solve (no joint stage to batch): it stays with the CPU pool's classes path. */
-  acceptsClasses(task: ClassesBatchTask): boolean {
-    return task.scenario.solver.backend === 'GPU' && task.scenario.params.classes.length > 1;
+  /**
+   * Two or three classes with backend GPU; with AUTO, where a single Solve would take the GPU for the
+   * box it starts from (gpuSolvesWork: the AUTO rule on this thread's adapter; none: the pool). One
+   * class is the single-class solve (no joint stage to batch): it stays with the CPU pool's classes path.
+   */
+  acceptsClasses(task: ClassesBatchTask): boolean | Promise<boolean> {
+    const { solver, params } = task.scenario;
+    if (params.classes.length < 2) return false;
+    if (solver.backend === 'GPU') return true;
+    return solver.backend === 'AUTO' && task.firstBoxWork !== undefined && gpuSolvesWork('AUTO', task.firstBoxWork);
   }
 
   async *run(tasks: readonly BatchTask[], ctx: BatchContext, classes: readonly ClassesBatchTask[] = []): AsyncGenerator<BatchOutcome | ClassesBatchOutcome, void, undefined> {
@@ -80,10 +91,13 @@ export class GpuBatchExecutor implements BatchExecutor {
   }
 }
 
-/** The batch's classes solves through the service's (its cache, warm starts, bound on states), their facts kept by item. */
+/**
+ * The batch's classes solves through the service's (its cache, warm starts, bound on states), their
+ * facts kept by item; a backend-AUTO one puts a box on the batch's stage where the AUTO rule sends it to the GPU.
+ */
 function solveThrough(solve: NonNullable<BatchContext['solveClasses']>, facts: Map<number, { cached: boolean; warmStarted: boolean }>) {
-  return async (i: number, ...args: Parameters<typeof solve>) => {
-    const o = await solve(...args);
+  return async (i: number, scenario: ValidatedClassesScenario, run: { readonly signal: AbortSignal; readonly jointStage: JointGpuStage }) => {
+    const o = await solve(scenario, scenario.solver.backend === 'AUTO' ? { ...run, jointStage: autoJointStage(run.jointStage) } : run);
     facts.set(i, { cached: o.cached, warmStarted: o.warmStarted });
     return o.result;
   };

@@ -64,7 +64,7 @@ export function createSolveBatchHandler(deps: ServiceDeps): ServerStreamingHandl
         }
         byIndex.set(entry.index, entry);
         if (prepared.classes) {
-          classesTasks.push({ index: entry.index, scenario: prepared.classes });
+          classesTasks.push({ index: entry.index, scenario: prepared.classes, ...(prepared.firstBoxWork !== undefined ? { firstBoxWork: prepared.firstBoxWork } : {}) });
           classesPending.add(entry.index);
           continue;
         }
@@ -90,7 +90,7 @@ export function createSolveBatchHandler(deps: ServiceDeps): ServerStreamingHandl
         yield task && message.result ? { ...message, result: await asAsked(task, message.result, hit?.warmStart.policy) } : message;
         record(kind);
       }
-      const groups = routeTasks(tasks, deps.batchExecutors(), deps.cpuBatchExecutor, classesTasks);
+      const groups = await routeTasks(tasks, deps.batchExecutors(), deps.cpuBatchExecutor, classesTasks);
       const context: BatchContext = {
         signal: ctx.signal,
         warmStarts: request.disableWarmStart !== true,
