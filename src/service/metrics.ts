@@ -26,6 +26,17 @@ export class ServiceMetrics {
   readonly cacheHits = new Counter({ name: 'batchwise_cache_hits_total', help: 'Scenarios answered from the solution cache', registers: [this.registry] });
   readonly cacheMisses = new Counter({ name: 'batchwise_cache_misses_total', help: 'Scenarios not in the solution cache', registers: [this.registry] });
   readonly sharedSolves = new Counter({ name: 'batchwise_shared_solves_total', help: 'Requests that joined an identical solve already running', registers: [this.registry] });
+  readonly gpuBatchJobs = new Counter({
+    name: 'batchwise_gpu_batch_jobs_total',
+    help: "Jobs SolveBatch's WebGPU batches ran, by model kind (single, joint, residual): a scenario has one a round it takes part in",
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+  readonly gpuBatchScenarios = new Counter({
+    name: 'batchwise_gpu_batch_scenarios_total',
+    help: "Scenarios that put work into SolveBatch's WebGPU batches, each once a call (identical scenarios of a call count once)",
+    registers: [this.registry],
+  });
   readonly jobs = new Counter({ name: 'batchwise_worker_jobs_total', help: 'Worker jobs by kind and outcome (ok, failed, aborted)', labelNames: ['kind', 'outcome'] as const, registers: [this.registry] });
   readonly workerRestarts = new Counter({
     name: 'batchwise_worker_restarts_total',
@@ -65,6 +76,11 @@ export class ServiceMetrics {
 
   onShared(): void {
     this.sharedSolves.inc();
+  }
+
+  onGpuBatch(b: { readonly kind: string; readonly size: number; readonly newScenarios: number }): void {
+    this.gpuBatchJobs.inc({ kind: b.kind }, b.size);
+    if (b.newScenarios > 0) this.gpuBatchScenarios.inc(b.newScenarios);
   }
 
   onCache(hit: boolean): void {

@@ -115,7 +115,7 @@ export class BatchwiseServer {
     const scaleout = opts.redis
       ? new RedisBatchExecutor({ maxStates: limits.maxStates, ...opts.scaleout, redisUrl: opts.redis, log, registry: metrics.registry })
       : undefined;
-    const executors = opts.batchExecutors ?? defaultExecutors();
+    const executors = opts.batchExecutors ?? defaultExecutors(metrics);
     const deps: ServiceDeps = {
       limits,
       pool,
@@ -203,8 +203,8 @@ export class BatchwiseServer {
   }
 }
 
-function defaultExecutors(): () => readonly BatchExecutor[] {
-  const gpu = new GpuBatchExecutor();
+function defaultExecutors(metrics: ServiceMetrics): () => readonly BatchExecutor[] {
+  const gpu = new GpuBatchExecutor(metrics);
   return () => [...registeredBatchExecutors(), gpu];
 }
 

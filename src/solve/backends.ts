@@ -8,7 +8,7 @@ import { cpuValueIteration } from './cpu/rvi.js';
 import { gpuMightPayOff, modelSize, sweepWork } from './gpu/autoRule.js';
 import { readFlags } from './gpu/flags.js';
 import { beforeNativeLoad } from './nativeGate.js';
-import type { GpuProvider, JointGpuStage, Solver } from './types.js';
+import type { GpuProvider, JointGpuStage, JointStageJob, Solver } from './types.js';
 
 /** Raised when a backend that was asked for explicitly cannot run here. */
 export class BackendUnavailableError extends ScenarioError {
@@ -78,6 +78,28 @@ export async function resolveJointStage(backend: Backend, model: ClassesModel): 
   const stage = provider ? await provider.pickJoint(backend, model) : undefined;
   if (stage || backend !== 'GPU') return stage;
   throw gpuUnavailable();
+}
+
+/**
+ * The decision resolveSolver and resolveJointStage make, for a model of this sweep work: whether
+ * the GPU solves it here (backend GPU: whenever an adapter can be had; AUTO: where the AUTO rule
+ * says it pays off on this adapter). Opens no device where AUTO cannot pay off. SolveBatch routes
+ * AUTO scenarios with classes by it (src/service/batch/gpuExecutor.ts).
+ */
+export async function gpuSolvesWork(backend: Backend, work: number): Promise<boolean> {
+  if (backend === 'CPU') return false;
+  const provider = await currentGpuProvider(backend, work);
+  return provider ? provider.pays(backend, work) : false;
+}
+
+/**
+ * A batch's joint stage (a collector's) for a backend-AUTO scenario the caller decided by the rule
+ * (SolveBatch): each box goes on it where resolveJointStage would take the GPU for that box, the
+ * rest start on the CPU, as a single Solve's boxes do.
+ */
+export function autoJointStage(stage: JointGpuStage): JointGpuStage {
+  const gated = async (job: JointStageJob, signal?: AbortSignal) => ((await gpuSolvesWork('AUTO', classesSweepWork(job.model))) ? stage(job, signal) : undefined);
+  return Object.assign(gated, stage.residuals ? { residuals: stage.residuals } : {});
 }
 
 function gpuUnavailable(): BackendUnavailableError {

@@ -6,7 +6,7 @@ import { validateScenario } from '../model/validate.js';
 import { BackendUnavailableError, cpuSolver } from './backends.js';
 import type { ClassesSolveResult } from './classes/result.js';
 import { isValidatedClasses, solveClassesScenario } from './classes/solveClasses.js';
-import { BatchCollector, type JobKind } from './gpu/collector.js';
+import { BatchCollector, type BatchRecord } from './gpu/collector.js';
 import { acquireGpu, type GpuContext } from './gpu/device.js';
 import { readFlags, type GpuFlags } from './gpu/flags.js';
 import { roundRunners } from './gpu/roundRunners.js';
@@ -34,8 +34,8 @@ export interface GpuBatchOptions {
    * it; the service adds its cache, warm starts and bound on states).
    */
   readonly solveClasses?: (index: number, scenario: ValidatedClassesScenario, run: { readonly signal: AbortSignal; readonly jointStage: JointGpuStage }) => Promise<ClassesSolveResult>;
-  /** Told of each GPU batch the collector runs: its model kind and how many jobs it held. */
-  readonly onBatch?: (batch: { readonly kind: JobKind; readonly size: number }) => void;
+  /** Told of each GPU batch the collector runs: its model kind, how many jobs it held, and whose (indices into `scenarios`). */
+  readonly onBatch?: (batch: BatchRecord) => void;
 }
 
 export type GpuBatchItem =
@@ -71,8 +71,9 @@ export async function* solveScenariosOnGpu(scenarios: readonly unknown[], opts: 
   if (opts.signal?.aborted) onAbort();
   const signal = inner.signal;
   const collector = new BatchCollector(roundRunners({ ctx, backend, flags, signal, hooks: opts.hooks }), opts.onBatch);
-  const solver = gpuSolver(collector.stage, polish);
-  const joint = jointStage((job, kind) => collector.submit(kind, job));
+  // Each scenario's stages name it in the collector's batch records (onBatch).
+  const solverOf = (index: number): Solver => gpuSolver((job) => collector.submit('single', job, index), polish);
+  const jointOf = (index: number): JointGpuStage => jointStage((job, kind) => collector.submit(kind, job, index));
   const solveClasses = opts.solveClasses ?? ((_i, scenario, run) => solveClassesScenario(scenario, run));
   const done: GpuBatchItem[] = [];
   let wake: (() => void) | undefined;
@@ -109,9 +110,9 @@ export async function* solveScenariosOnGpu(scenarios: readonly unknown[], opts: 
     const joined = scenario.solver.backend !== 'CPU' && (!classes || classes.params.classes.length > 1);
     if (joined) collector.join();
     try {
-      if (classes) return { item: { index, classes: await solveClasses(index, classes, { signal, jointStage: joint }) }, joined };
+      if (classes) return { item: { index, classes: await solveClasses(index, classes, { signal, jointStage: jointOf(index) }) }, joined };
       const single = scenario as ValidatedScenario;
-      const out = await solveScenarioDetailed(single, { signal, solver: joined ? solver : undefined, warmStart: opts.warmStart?.(index, single), percentiles: false });
+      const out = await solveScenarioDetailed(single, { signal, solver: joined ? solverOf(index) : undefined, warmStart: opts.warmStart?.(index, single), percentiles: false });
       return { item: { index, result: out.result, warmStart: out.warmStart }, joined };
     } catch (e) {
       return { item: { index, error: asError(e) }, joined };

@@ -83,6 +83,8 @@ export interface Solver {
  * the CPU.
  */
 export interface GpuProvider {
+  /** Whether the GPU solves a model of this sweep work (autoRule.ts): backend GPU whenever an adapter can be had, AUTO where the rule says it pays off; pick and pickJoint decide by it. */
+  pays(backend: Backend, work: number): Promise<boolean>;
   pick(backend: Backend, method: Method, model: CompiledModel): Promise<Solver | undefined>;
   /** The f32 stage for a joint multi-class model (docs/model.md §10) by the same rule; undefined to stay on the CPU. */
   pickJoint(backend: Backend, model: ClassesModel): Promise<JointGpuStage | undefined>;

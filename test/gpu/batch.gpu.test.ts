@@ -8,7 +8,7 @@ import type { SolveResult } from '../../src/solve/result.js';
 import { solveScenario } from '../../src/solve/solveScenario.js';
 import type { ClassesSolveResult } from '../../src/solve/classes/result.js';
 import { solveClassesScenario } from '../../src/solve/classes/solveClasses.js';
-import type { JobKind } from '../../src/solve/gpu/collector.js';
+import type { BatchRecord } from '../../src/solve/gpu/collector.js';
 import { scenarioOf, type CaseClass } from '../classes/support.js';
 import { rng } from '../helpers/random.js';
 import { gpuForTests } from './gpuEnv.js';
@@ -152,13 +152,13 @@ describe(`batched GPU solves${gpu.skip}`, () => {
   });
 
   it.skipIf(!gpu.ctx)('multi-class scenarios share joint batches (their f32 stages, then their residual evaluations), each certified as alone', async () => {
-    const batches: Array<{ kind: JobKind; size: number }> = [];
+    const batches: BatchRecord[] = [];
     const items = await collect(
       TWO_CLASS.map((cls) => twoClass(cls, 'GPU')),
       { onBatch: (b) => batches.push(b) },
     );
     // The three stages ran in one joint batch, and the refinements' evaluations shared batches of their own.
-    expect(batches[0]).toEqual({ kind: 'joint', size: 3 });
+    expect({ ...batches[0], scenarios: [...batches[0].scenarios].sort() }).toEqual({ kind: 'joint', size: 3, scenarios: [0, 1, 2] });
     expect(batches.every((b) => b.kind !== 'single')).toBe(true);
     expect(Math.max(...batches.filter((b) => b.kind === 'residual').map((b) => b.size))).toBeGreaterThan(1);
     for (const [i, cls] of TWO_CLASS.entries()) {
@@ -174,14 +174,17 @@ describe(`batched GPU solves${gpu.skip}`, () => {
   }, 300_000);
 
   it.skipIf(!gpu.ctx)('a mixed batch: single-class and multi-class scenarios in the same rounds, each kind in its own batch, each its own answer', async () => {
-    const batches: Array<{ kind: JobKind; size: number }> = [];
+    const batches: BatchRecord[] = [];
     const single = [smallCase(500), smallCase(501)];
     const classes = TWO_CLASS.slice(0, 2);
     const raw = twoClass(classes[0], 'GPU') as { classes: object[] };
     const badWeight = { ...raw, classes: [raw.classes[0], { ...raw.classes[1], latencyWeight: -1 }] };
     const items = await collect([single[0], twoClass(classes[0], 'GPU'), single[1], twoClass(classes[1], 'GPU'), badWeight], { onBatch: (b) => batches.push(b) });
     // The first round: both single-class stages in one batch, both joint stages in another.
-    expect(batches.slice(0, 2)).toEqual([{ kind: 'single', size: 2 }, { kind: 'joint', size: 2 }]);
+    expect(batches.slice(0, 2).map((b) => ({ ...b, scenarios: [...b.scenarios].sort() }))).toEqual([
+      { kind: 'single', size: 2, scenarios: [0, 2] },
+      { kind: 'joint', size: 2, scenarios: [1, 3] },
+    ]);
     for (const [k, i] of [0, 2].entries()) expectSameAsCpu(resultOf(items.get(i)), await solveScenario(single[k], { backend: 'CPU' }));
     for (const [k, i] of [1, 3].entries()) expectSameClassesAsCpu(classesOf(items.get(i)), await solveClassesScenario(twoClass(classes[k], 'CPU')));
     const bad = items.get(4);

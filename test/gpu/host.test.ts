@@ -359,13 +359,14 @@ describe('batch collector', () => {
       },
     });
     for (let i = 0; i < 5; i++) c.join();
-    const out = await Promise.allSettled([c.submit('joint', joint(7)), c.stage(job(1)), c.submit('residual', joint(9, new Float64Array(9))), c.submit('joint', joint(8)), c.stage(job(2))]);
+    const out = await Promise.allSettled([c.submit('joint', joint(7), 4), c.stage(job(1)), c.submit('residual', joint(9, new Float64Array(9)), 4), c.submit('joint', joint(8), 6), c.submit('single', job(2), 5)]);
     expect(seen).toEqual(['single 1,2', 'joint 7,8', 'residual']);
     expect(out.map((r) => (r.status === 'fulfilled' ? r.value?.result.lower : 'rejected'))).toEqual([-7, 1, 'rejected', -8, 2]);
     expect(c.batches).toEqual([
-      { kind: 'single', size: 2 },
-      { kind: 'joint', size: 2 },
-      { kind: 'residual', size: 1 },
+      // Jobs submitted with their scenario's index are named in the record; the stage's are not.
+      { kind: 'single', size: 2, scenarios: [5] },
+      { kind: 'joint', size: 2, scenarios: [4, 6] },
+      { kind: 'residual', size: 1, scenarios: [4] },
     ]);
     // A kind without a runner gets no GPU stage.
     const bare = new BatchCollector({});

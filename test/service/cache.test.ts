@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { arrivalPmf } from '../../src/model/arrivals.js';
+import type { ModelParams } from '../../src/model/scenario.js';
 import { validateScenario } from '../../src/model/validate.js';
 import { canonicalKey, shapeKey } from '../../src/service/cache/canonical.js';
 import { LruMap } from '../../src/service/cache/lru.js';
@@ -46,6 +48,22 @@ describe('canonical form', () => {
     expect(canonicalKey(validateScenario(specScenario(2000 * (1 + 1e-15), 1e-4)))).not.toBe(base);
     expect(canonicalKey(validateScenario(specScenario(2000, 1.0000001e-4)))).not.toBe(base);
     expect(canonicalKey(validateScenario({ ...specScenario(2000, 1e-4), solver: { tolerance: 1e-10 } }))).not.toBe(base);
+  });
+
+  it('reads the service law as the solve does: its cv, which m2 can round away; EXPONENTIAL and GAMMA with cv 1 are one law', () => {
+    const law = (distribution: 'GAMMA' | 'EXPONENTIAL', cv?: number) =>
+      validateScenario(specScenario(2000, 1e-4, { serviceTime: { linear: { ...SPEC_FIT }, distribution, ...(cv === undefined ? {} : { cv }) } }));
+    const pmf = (p: ModelParams) => Array.from(arrivalPmf(p.distribution, p.arrivalRate, p.meanService[4], p.secondMoment[4], p.cv).probs);
+    const half = law('GAMMA', 0.5);
+    const nextHalf = law('GAMMA', 0.5000000000000001);
+    // The tables cannot tell these two apart, the count law the solve builds can.
+    expect(Array.from(nextHalf.params.secondMoment)).toEqual(Array.from(half.params.secondMoment));
+    expect(pmf(nextHalf.params)).not.toEqual(pmf(half.params));
+    expect(canonicalKey(nextHalf)).not.toBe(canonicalKey(half));
+    const exponential = law('EXPONENTIAL');
+    const gammaOne = law('GAMMA', 1);
+    expect(pmf(gammaOne.params)).toEqual(pmf(exponential.params));
+    expect(canonicalKey(gammaOne)).toBe(canonicalKey(exponential));
   });
 
   it('shape: the same B and solver choice share a shape; another B does not', () => {

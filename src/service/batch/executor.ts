@@ -36,6 +36,8 @@ export type BatchOutcome =
 export interface ClassesBatchTask {
   readonly index: number;
   readonly scenario: ValidatedClassesScenario;
+  /** Backend AUTO, two or three classes: the sweep work of the box a cold solve starts from (firstBox.ts), for the AUTO rule. */
+  readonly firstBoxWork?: number;
 }
 
 /** A ClassesBatchTask's outcome; `classes` tells it from a BatchOutcome where the two streams merge. */
@@ -75,8 +77,8 @@ export interface BatchExecutor {
   readonly name: string;
   /** Whether this executor solves the task; tasks nobody else takes go to the CPU pool. */
   accepts(task: BatchTask): boolean;
-  /** Whether this executor also solves the multi-class task, beside its single-class ones (so that they can share its GPU batches); absent: it takes none. */
-  acceptsClasses?(task: ClassesBatchTask): boolean;
+  /** Whether this executor also solves the multi-class task, beside its single-class ones (so that they can share its GPU batches); absent: it takes none. A promise where the answer needs the device (backend AUTO). */
+  acceptsClasses?(task: ClassesBatchTask): boolean | Promise<boolean>;
   /** `classes`: the multi-class tasks it accepted. */
   run(tasks: readonly BatchTask[], ctx: BatchContext, classes?: readonly ClassesBatchTask[]): AsyncIterable<BatchOutcome | ClassesBatchOutcome>;
 }
@@ -100,12 +102,12 @@ export function registeredBatchExecutors(): readonly BatchExecutor[] {
  * Splits tasks among executors: each task to the first that accepts it, the fallback takes the
  * rest; the same for multi-class tasks among those that take them (acceptsClasses).
  */
-export function routeTasks(
+export async function routeTasks(
   tasks: readonly BatchTask[],
   executors: readonly BatchExecutor[],
   fallback: BatchExecutor,
   classes: readonly ClassesBatchTask[] = [],
-): Array<{ executor: BatchExecutor; tasks: BatchTask[]; classes: ClassesBatchTask[] }> {
+): Promise<Array<{ executor: BatchExecutor; tasks: BatchTask[]; classes: ClassesBatchTask[] }>> {
   const groups = new Map<BatchExecutor, { tasks: BatchTask[]; classes: ClassesBatchTask[] }>();
   const groupOf = (e: BatchExecutor) => {
     let g = groups.get(e);
@@ -113,6 +115,12 @@ export function routeTasks(
     return g;
   };
   for (const t of tasks) groupOf(executors.find((x) => x.accepts(t)) ?? fallback).tasks.push(t);
-  for (const t of classes) groupOf(executors.find((x) => x.acceptsClasses?.(t)) ?? fallback).classes.push(t);
+  for (const t of classes) groupOf((await firstAccepting(executors, t)) ?? fallback).classes.push(t);
   return [...groups].map(([executor, g]) => ({ executor, ...g }));
+}
+
+/** The first executor that takes the multi-class task, asked in order (each answer awaited before the next is asked). */
+async function firstAccepting(executors: readonly BatchExecutor[], task: ClassesBatchTask): Promise<BatchExecutor | undefined> {
+  for (const x of executors) if (await x.acceptsClasses?.(task)) return x;
+  return undefined;
 }

@@ -6,15 +6,17 @@ import { isClassesMessage } from '../convert/classes.js';
 import { parseClassesScenario, parseScenario } from '../convert/parse.js';
 import { toWire, type WireError } from '../pool/wire.js';
 import { estimateWork } from '../solving/work.js';
+import { firstBoxWork } from '../../solve/classes/firstBox.js';
 
 /**
  * One batch scenario validated (on a pool worker): a single-class scenario with its cache key
  * and estimated work, a multi-class one (docs/model.md §10: keyed by the coordinator, which caches it; its joint
- * states are held to maxStates instead, as in Solve), or why it was refused.
+ * states are held to maxStates instead, as in Solve; backend AUTO with two or three classes: with its
+ * first box's sweep work, which routes it, gpuExecutor.ts), or why it was refused.
  */
 export type Prepared =
   | { readonly ok: true; readonly scenario: ValidatedScenario; readonly key: string; readonly work: number; readonly classes?: undefined }
-  | { readonly ok: true; readonly classes: ValidatedClassesScenario }
+  | { readonly ok: true; readonly classes: ValidatedClassesScenario; readonly firstBoxWork?: number }
   | { readonly ok: false; readonly error: WireError };
 
 /**
@@ -27,11 +29,22 @@ export type Prepared =
 export function prepareScenarios(raws: readonly unknown[], limits: ServiceLimits): Prepared[] {
   return raws.map((raw): Prepared => {
     try {
-      if (isClassesMessage(raw)) return { ok: true, classes: parseClassesScenario(raw, limits) };
+      if (isClassesMessage(raw)) return classesPrepared(parseClassesScenario(raw, limits));
       const scenario = parseScenario(raw, limits);
       return { ok: true, scenario, key: canonicalKey(scenario), work: estimateWork(scenario).entries };
     } catch (e) {
       return { ok: false, error: toWire(e) };
     }
   });
+}
+
+/** A multi-class scenario; backend AUTO with two or three classes also its first box's sweep work (the AUTO rule's measure, computed here off the main thread). */
+function classesPrepared(classes: ValidatedClassesScenario): Prepared {
+  if (classes.solver.backend !== 'AUTO' || classes.params.classes.length < 2) return { ok: true, classes };
+  try {
+    return { ok: true, classes, firstBoxWork: firstBoxWork(classes.params) };
+  } catch {
+    // A first box past the bounds: the solve says so by name; without the work the scenario stays on the pool.
+    return { ok: true, classes };
+  }
 }

@@ -3,7 +3,8 @@ import type { ValidatedScenario } from '../../model/scenario.js';
 /**
  * The canonical form of a scenario: its validated numbers, not its spelling. Two requests
  * that differ only in key order, defaults left out, or a linear fit versus the table it
- * produces, get the same key. Numbers print in JavaScript's shortest round-trip form, so
+ * produces, or EXPONENTIAL versus GAMMA with cv 1 (the solve reads the law as its cv), get the same
+ * key; anything the solve reads is in it. Numbers print in JavaScript's shortest round-trip form, so
  * the key is exact (no rounding merges different scenarios).
  */
 export function canonicalKey(s: ValidatedScenario): string {
@@ -11,6 +12,9 @@ export function canonicalKey(s: ValidatedScenario): string {
   const v = s.solver;
   return JSON.stringify([
     ...rateAndTables(p),
+    // The count law reads cv itself (its shape 1/cv², arrivals.ts), which m2 = l²(1 + cv²) can round
+    // away (cv 0.5 and the next double give the same m2); DETERMINISTIC is cv 0, EXPONENTIAL cv 1.
+    p.cv,
     p.idlePower,
     p.latencyWeight,
     p.powerWeight,

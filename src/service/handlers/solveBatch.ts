@@ -64,7 +64,7 @@ export function createSolveBatchHandler(deps: ServiceDeps): ServerStreamingHandl
         }
         byIndex.set(entry.index, entry);
         if (prepared.classes) {
-          classesTasks.push({ index: entry.index, scenario: prepared.classes });
+          classesTasks.push({ index: entry.index, scenario: prepared.classes, ...(prepared.firstBoxWork !== undefined ? { firstBoxWork: prepared.firstBoxWork } : {}) });
           classesPending.add(entry.index);
           continue;
         }
@@ -90,7 +90,7 @@ export function createSolveBatchHandler(deps: ServiceDeps): ServerStreamingHandl
         yield task && message.result ? { ...message, result: await asAsked(task, message.result, hit?.warmStart.policy) } : message;
         record(kind);
       }
-      const groups = routeTasks(tasks, deps.batchExecutors(), deps.cpuBatchExecutor, classesTasks);
+      const groups = await routeTasks(tasks, deps.batchExecutors(), deps.cpuBatchExecutor, classesTasks);
       const context: BatchContext = {
         signal: ctx.signal,
         warmStarts: request.disableWarmStart !== true,
@@ -119,8 +119,9 @@ export function createSolveBatchHandler(deps: ServiceDeps): ServerStreamingHandl
           continue;
         }
         if (!task) continue; // taskOf held it (the delete above): this only narrows the type
-        // Executors other than the CPU pool do not go through the coordinator: cache their results here.
-        if (o.warmStart && !o.cached) deps.cache.store(task.scenario, o.result, o.warmStart, task.key);
+        // Executors other than the CPU pool do not go through the coordinator: cache their results here,
+        // once (identical scenarios share one solve's result, whose percentiles the first one fills in).
+        if (o.warmStart && !o.cached && deps.cache.get(task.key)?.result.solver !== o.result.solver) deps.cache.store(task.scenario, o.result, o.warmStart, task.key);
         yield { index: entry.index, parameters: entry.parameters, result: await asAsked(task, o.result, o.warmStart?.policy), cached: o.cached, warmStarted: o.warmStarted };
         record(o.cached ? 'cached' : 'solved', o.result.solver.totalIterations);
       }

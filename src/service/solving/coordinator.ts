@@ -123,7 +123,8 @@ export class SolveCoordinator {
   /**
    * A result as the caller asked for it: without the percentiles, or with them, filled in by a
    * `latency` job when the result came without (a cached or shared solve by a caller that skipped
-   * them, a GPU solve); the cache entry then keeps them for the next caller.
+   * them, a GPU solve); the cache entry then keeps them for the next caller, and an identical
+   * scenario of the same batch, answered by the same solve, takes them from there.
    */
   async withPercentiles(
     scenario: ValidatedScenario,
@@ -134,6 +135,9 @@ export class SolveCoordinator {
   ): Promise<SolveResult> {
     if (opts.percentiles !== true) return withoutPercentiles(result);
     if (result.latency || result.latencyUnavailable !== undefined) return result;
+    // The same solve's result, filled in already for an identical scenario of the batch: no second job.
+    const filledBefore = this.cache.get(key);
+    if (filledBefore?.result.latency && filledBefore.result.solver === result.solver) return filledBefore.result;
     const B = scenario.params.maxBatchSize;
     const pol = policy ? { phases: scenario.params.arrivalProcess?.phases ?? 1, actions: policy, tailBatch: B } : policyOf(result.policy, B);
     const job = { scenario, policy: pol, maxQueue: result.solver.maxQueue };

@@ -13,6 +13,7 @@ import { TAIL_MASS_BOUND } from '../maxQueue.js';
 import { solveScenario } from '../solveScenario.js';
 import type { SolverProgress } from '../types.js';
 import { classesFigures } from './figures.js';
+import { firstBox } from './firstBox.js';
 import { gpuStart, type GpuRun } from './gpuStart.js';
 import { describeClassesPolicy, type ClassesSolveResult } from './result.js';
 
@@ -62,12 +63,8 @@ export async function solveClassesScenario(input: unknown, opts: ClassesSolveOpt
   if (p.classes.length === 1) return fromSingleClass(scenario, opts);
   if (settings.method === 'POLICY_ITERATION') throw new ScenarioError('solver.method', 'POLICY_ITERATION is single-class for now; several classes are solved by VALUE_ITERATION (AUTO)');
   const fixed = p.classes.map((c) => c.maxQueue > 0);
-  // The largest jump past each axis's top (from the kernels, whatever S): a first S_c well above it
-  // keeps the extrapolated overflow short beside the box (at S_c = 20 against jumps of 90 RVI diverged).
-  const probe = compileClasses(p, p.classes.map(() => 2));
-  const reach = Array.from(probe.padDims, (d) => d - 3);
   const from = usableWarmStart(opts.warmStart, p.classes.length);
-  let S = p.classes.map((c, i) => (fixed[i] ? c.maxQueue : Math.max(from?.S[i] ?? opts.initialMaxQueue?.[i] ?? initialTop(c.maxBatchSize, reach[i]), 2)));
+  let S = firstBox(p, from?.S ?? opts.initialMaxQueue);
   const tried: number[][] = [];
   let total = 0;
   let warm: { values: Float64Array; S: readonly number[] } | undefined = from;
@@ -231,11 +228,6 @@ function refuseSmallFixedBox(S: number[], fixed: boolean[], tail: number[], d: R
 function usableWarmStart(w: ClassesWarmStart | undefined, C: number): ClassesWarmStart | undefined {
   if (!w || w.S.length !== C || !w.S.every((s) => Number.isInteger(s) && s >= 2)) return undefined;
   return w.values.length === sizeOf(w.S.map((s) => s + 1)) ? w : undefined;
-}
-
-/** A first S_c: room for a few full batches and twice the largest jump (the tail check grows it as needed). */
-function initialTop(B: number, reach: number): number {
-  return Math.max(16, 3 * B + 8, 2 * reach);
 }
 
 /** Whether this is a multi-class scenario validated already (validateClassesScenario's output). */

@@ -27,8 +27,17 @@ export type BatchRunner<J> = (jobs: readonly J[]) => Promise<readonly (GpuStageR
 /** A runner per kind; a kind without one gets no GPU stage. */
 export type BatchRunners = { readonly [K in JobKind]?: BatchRunner<JobKinds[K]> };
 
+/** One batch a round ran: its kind, its number of jobs, and the scenarios they belong to (those submitted with one). */
+export interface BatchRecord {
+  readonly kind: JobKind;
+  readonly size: number;
+  readonly scenarios: readonly number[];
+}
+
 interface Waiting<K extends JobKind> {
   readonly job: JobKinds[K];
+  /** Whose job it is (the batched solve's scenario index), when the submitter says. */
+  readonly scenario?: number;
   readonly resolve: (r: GpuStageResult | undefined) => void;
   readonly reject: (e: unknown) => void;
 }
@@ -51,12 +60,12 @@ export class BatchCollector {
   private waiting = emptyQueues();
   private running = false;
   private checkPending = false;
-  /** Batches run so far, each with its kind and size (for tests and the benchmark). */
-  readonly batches: Array<{ readonly kind: JobKind; readonly size: number }> = [];
+  /** Batches run so far, each with its kind and size (for tests, the benchmark and the service's metrics). */
+  readonly batches: BatchRecord[] = [];
 
   constructor(
     private readonly runners: BatchRunners,
-    private readonly onBatch?: (batch: { readonly kind: JobKind; readonly size: number }) => void,
+    private readonly onBatch?: (batch: BatchRecord) => void,
   ) {}
 
   /** The sizes of the batches run so far, of every kind. */
@@ -73,10 +82,10 @@ export class BatchCollector {
     this.maybeRun();
   }
 
-  /** Waits for a round to run this job in a batch of its kind. */
-  submit<K extends JobKind>(kind: K, job: JobKinds[K]): Promise<GpuStageResult | undefined> {
+  /** Waits for a round to run this job in a batch of its kind; `scenario` names whose job it is in the batch's record. */
+  submit<K extends JobKind>(kind: K, job: JobKinds[K], scenario?: number): Promise<GpuStageResult | undefined> {
     return new Promise<GpuStageResult | undefined>((resolve, reject) => {
-      (this.waiting[kind] as Waiting<K>[]).push({ job, resolve, reject });
+      (this.waiting[kind] as Waiting<K>[]).push({ job, scenario, resolve, reject });
       this.maybeRun();
     });
   }
@@ -113,7 +122,7 @@ export class BatchCollector {
   }
 
   private async runBatch<K extends JobKind>(kind: K, batch: readonly Waiting<K>[]): Promise<void> {
-    const record = { kind, size: batch.length };
+    const record: BatchRecord = { kind, size: batch.length, scenarios: batch.flatMap((w) => (w.scenario === undefined ? [] : [w.scenario])) };
     this.batches.push(record);
     this.onBatch?.(record);
     const run: BatchRunners[K] = this.runners[kind];

@@ -27,6 +27,7 @@ export function createGpuProvider(polish: Solver, opts: GpuProviderOptions = {})
   const solver = gpuSolver(directStage(flags, opts.hooks), polish);
   const joint = directJointStage(flags, opts.hooks);
   return {
+    pays: (backend, work) => gpuPays(flags, backend, work),
     pick: async (backend, _method, model) => ((await gpuPays(flags, backend, sweepWork([modelSize(model)]))) ? solver : undefined),
     pickJoint: async (backend, model) => ((await gpuPays(flags, backend, classesSweepWork(model))) ? joint : undefined),
   };
