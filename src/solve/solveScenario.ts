@@ -62,7 +62,8 @@ export async function solveScenarioDetailed(input: unknown, opts: ScenarioSolveO
   const M = proc.phases;
   const B = p.maxBatchSize;
   const fixedS = settings.maxQueue > 0;
-  // Far past a bound by estimate, the search would meet it too, seconds later: say so now.
+  // Far past a bound by estimate, the search would meet it too, seconds later: say so now. Not
+  // where the caller picks S or its first value: the estimate is of the search's own first S.
   if (!fixedS && opts.initialMaxQueue === undefined) refuseFarPastBounds(p);
   const table = buildArrivalTable(p, opts.signal);
   if (fixedS && settings.maxQueue < MIN_MAX_QUEUE) {
