@@ -1,7 +1,7 @@
 import { LimitError } from '../model/errors.js';
 import type { Backend, ModelParams, ValidatedScenario } from '../model/scenario.js';
 import { isExponentialLaw } from '../latency/distribution.js';
-import { actionAt, broadcastPolicy, levelsOf, phasesOf, type Policy } from '../policy/policy.js';
+import { actionAt, broadcastPolicy, levelsOf, phasesOf, trimmedPolicy, type Policy } from '../policy/policy.js';
 import { computeFrontier, DEFAULT_FRONTIER_RESOLUTION } from './frontier.js';
 import { formatDuration } from './units.js';
 
@@ -173,7 +173,8 @@ export async function percentileFamily(sc: ValidatedScenario, target: number, op
   };
   const members: FamilyMember[] = [];
   frontier.vertices.forEach((v, i) => {
-    const m: FamilyMember = { policy: v.policy, origin: 'frontier', controlLimit: smallestServed(v.policy), batchCap: v.policy.tailBatch, name: `frontier vertex ${i + 1} of ${frontier.vertices.length}` };
+    // Trimmed: a solver's table runs to its S, and the law's work grows with the levels evaluated.
+    const m: FamilyMember = { policy: trimmedPolicy(v.policy), origin: 'frontier', controlLimit: smallestServed(v.policy), batchCap: v.policy.tailBatch, name: `frontier vertex ${i + 1} of ${frontier.vertices.length}` };
     if (fresh(m)) members.push(m);
   });
   const before = members.length;

@@ -1,6 +1,6 @@
 import { ScenarioError } from '../model/errors.js';
 import type { ValidatedScenario } from '../model/scenario.js';
-import type { PercentileLevel, PercentileMemberResult, PercentileObjective, PercentilePlanResult } from './percentileTarget.js';
+import type { PercentileLevel, PercentileMemberResult, PercentileObjective, PercentilePlanResult, UndecidedMember } from './percentileTarget.js';
 
 /**
  * The Plan RPC's percentile targets (`p95Target`, `p99Target`, `p999Target`, `objective`):
@@ -28,6 +28,7 @@ export interface PercentilePlanMessage {
     readonly family: PercentilePlanResult['family'];
     readonly examined: number;
     readonly ruledOut: number;
+    readonly undecided: readonly UndecidedMember[];
   };
 }
 
@@ -68,7 +69,7 @@ export function percentilePlanMessage(r: PercentilePlanResult): PercentilePlanMe
   return {
     target: { kind: r.target.level, seconds: r.target.seconds, probability: r.target.probability },
     status: 'met',
-    percentile: { objective: r.objective, policy: r.policy, family: r.family, examined: r.examined, ruledOut: r.ruledOut },
+    percentile: { objective: r.objective, policy: r.policy, family: r.family, examined: r.examined, ruledOut: r.ruledOut, undecided: r.undecided },
   };
 }
 

@@ -4,7 +4,7 @@ import type { Backend, ModelParams } from '../model/scenario.js';
 import type { CompiledModel } from '../model/compile.js';
 import { responseCdfCeiling } from '../latency/floor.js';
 import { lawCostReason, latencyModel } from '../latency/summary.js';
-import { percentileAgainst } from '../latency/targetPercentile.js';
+import { percentileAgainst, type TargetPercentile } from '../latency/targetPercentile.js';
 import { evaluatePolicy, type DetailedEvaluation } from '../policy/evaluate.js';
 import { planned, type PlannedPolicy } from './figures.js';
 import { asValidated } from './frontier.js';
@@ -66,6 +66,22 @@ export interface PercentilePlanResult {
   readonly examined: number;
   /** Members of lower objective ruled out without their law (their CDF ceiling at the target is below p). */
   readonly ruledOut: number;
+  /**
+   * Members of lower objective than the answer whose law was out of reach (a bound of the law's
+   * method, e.g. a near-saturated member's chain): passed over, so the answer is optimal among the
+   * members that were decided. Empty on most plans.
+   */
+  readonly undecided: readonly UndecidedMember[];
+}
+
+/** A member the search could not decide: its law is out of reach, for `reason`. */
+export interface UndecidedMember {
+  readonly name: string;
+  readonly origin: FamilyMember['origin'];
+  readonly meanPower: number;
+  readonly averageCost: number;
+  readonly meanResponseTime: number;
+  readonly reason: string;
 }
 
 export interface PercentilePlanOptions {
@@ -84,6 +100,7 @@ export class PercentileInfeasibleError extends ScenarioError {
     reason: string,
     readonly least: PercentileMemberResult,
     readonly familyName: string,
+    readonly undecided: readonly UndecidedMember[] = [],
   ) {
     super(field, reason);
   }
@@ -106,12 +123,16 @@ export async function planPercentileTarget(input: unknown, target: PercentileTar
   // (a) ∪ (b) first; under MMPP the per-phase limits (c) around its best member, searched the same
   // way but only below the answer so far (a member not below it cannot replace it).
   const first = searchFamily(ctx, family.members);
-  const extra = family.variants(first.met ?? first.least!, first.met !== undefined);
-  const second = extra.members.length > 0 ? searchFamily(ctx, extra.members, first.met) : { examined: 0, ruledOut: 0 };
+  const pivot = first.met ?? first.least;
+  // With no member of (a) ∪ (b) decided there is no cap to build (c) around.
+  const extra = pivot ? family.variants(pivot, first.met !== undefined) : { members: [], name: '' };
+  const none: SearchOutcome = { examined: 0, ruledOut: 0, undecided: [] };
+  const second = extra.members.length > 0 ? searchFamily(ctx, extra.members, first.met) : none;
   const name = family.name + extra.name;
   const size = family.members.length + extra.members.length;
   const examined = first.examined + second.examined;
   const ruledOut = first.ruledOut + second.ruledOut;
+  const undecided = [...first.undecided, ...second.undecided];
   const met = second.met ?? first.met;
   if (met) {
     return {
@@ -121,16 +142,22 @@ export async function planPercentileTarget(input: unknown, target: PercentileTar
       family: { name, size, frontierVertices: family.frontierVertices, controlLimits: family.controlLimits, perPhaseLimits: extra.members.length },
       examined,
       ruledOut,
+      undecided,
     };
   }
-  // The family always holds a stable member (the frontier's least-latency vertex).
-  const best = second.least && second.least.percentile < first.least!.percentile ? second.least : first.least!;
+  const best = second.least && (!first.least || second.least.percentile < first.least.percentile) ? second.least : first.least;
+  if (!best) {
+    // Every member's law was out of reach (the family always holds a stable member, the frontier's least-latency vertex).
+    throw new LimitError(field, `no member of the family (${name}; ${size} policies) has a response-time law within reach, so none can be checked against ${formatDuration(target.seconds)}; the first: ${undecided[0]?.name}: ${undecided[0]?.reason}`);
+  }
+  const skipped = undecided.length > 0 ? `; ${undecided.length} members whose law was out of reach are not in that figure (the first: ${undecided[0].name}: ${undecided[0].reason})` : '';
   throw new PercentileInfeasibleError(
     field,
     `${formatDuration(target.seconds)} cannot be met within the family (${name}; ${size} policies): ` +
-      `the least achievable ${target.level} is ${formatDuration(best.percentile)} (${best.name}, mean power ${formatPower(best.meanPower)})`,
+      `the least achievable ${target.level} is ${formatDuration(best.percentile)} (${best.name}, mean power ${formatPower(best.meanPower)})${skipped}`,
     best,
     name,
+    undecided,
   );
 }
 
@@ -152,6 +179,8 @@ interface SearchOutcome {
   readonly least?: PercentileMemberResult;
   readonly examined: number;
   readonly ruledOut: number;
+  /** Members whose law was out of reach, in the order met. */
+  readonly undecided: UndecidedMember[];
 }
 
 /**
@@ -160,7 +189,8 @@ interface SearchOutcome {
  * latency; with `below`, only members ahead of it in that order. The first whose percentile
  * meets the target is the least-objective member that does; the laws of the rest are never
  * computed. A member whose CDF ceiling (latency/floor.ts, from its evaluation alone) is below p
- * at the target misses it for sure and is passed over without its law.
+ * at the target misses it for sure and is passed over without its law. A member whose law is out
+ * of reach (a LimitError of the law's method) is passed over and listed as undecided.
  */
 function searchFamily(ctx: SearchContext, members: readonly FamilyMember[], below?: PercentileMemberResult): SearchOutcome {
   const { p, opts, probability, target } = ctx;
@@ -178,6 +208,7 @@ function searchFamily(ctx: SearchContext, members: readonly FamilyMember[], belo
   let least: PercentileMemberResult | undefined;
   let examined = 0;
   let ruledOut = 0;
+  const undecided: UndecidedMember[] = [];
   const passed: { m: FamilyMember; ev: DetailedEvaluation; ceiling: (t: number) => number }[] = [];
   const misses = (ceiling: ((t: number) => number) | undefined, t: number): boolean => ceiling !== undefined && ceiling(t) < probability - CEILING_MARGIN;
   for (const { m, ev } of rows) {
@@ -189,27 +220,40 @@ function searchFamily(ctx: SearchContext, members: readonly FamilyMember[], belo
       continue;
     }
     opts.onProgress?.(`response-time law ${examined + 1} (${examined + ruledOut + 1} of at most ${rows.length} policies)`);
-    const r = percentileOf(ctx, m, ev);
+    const r = percentileOf(ctx, m, ev, undecided);
     examined++;
-    if (r.percentile <= target) return { met: r, examined, ruledOut };
+    if (r === undefined) continue;
+    if (r.percentile <= target) return { met: r, examined, ruledOut, undecided };
     if (!least || r.percentile < least.percentile) least = r;
   }
-  if (below) return { examined, ruledOut };
+  if (below) return { examined, ruledOut, undecided };
   // Infeasible: the least percentile over the family. A member passed over at the target can
   // still beat the best so far only if its ceiling reaches p there.
-  for (const { m, ev, ceiling } of passed) {
+  passed.forEach(({ m, ev, ceiling }, i) => {
     throwIfAborted(opts.signal);
-    if (least && misses(ceiling, least.percentile)) continue;
-    const r = percentileOf(ctx, m, ev);
-    if (!least || r.percentile < least.percentile) least = r;
-  }
-  return { least, examined, ruledOut };
+    if (least && misses(ceiling, least.percentile)) return;
+    opts.onProgress?.(`least achievable: response-time law of ruled-out member ${i + 1} of ${passed.length}`);
+    const r = percentileOf(ctx, m, ev, undecided);
+    if (r && (!least || r.percentile < least.percentile)) least = r;
+  });
+  return { least, examined, ruledOut, undecided };
 }
 
-function percentileOf(ctx: SearchContext, m: FamilyMember, ev: DetailedEvaluation): PercentileMemberResult {
+/** The member's percentile against the target, or undefined (and the member listed in `undecided`) where its law is out of reach. */
+function percentileOf(ctx: SearchContext, m: FamilyMember, ev: DetailedEvaluation, undecided: UndecidedMember[]): PercentileMemberResult | undefined {
+  const skip = (reason: string): undefined => {
+    undecided.push({ name: m.name, origin: m.origin, meanPower: ev.meanPower, averageCost: ev.averageCost, meanResponseTime: ev.meanResponseTime, reason });
+    return undefined;
+  };
   const slow = lawCostReason(ctx.model, m.policy, ev);
-  if (slow !== undefined) throw new LimitError(ctx.field, `the exact law of ${m.name} is out of reach: ${slow}`);
-  const q = percentileAgainst(ctx.model, m.policy, ev, ctx.probability, ctx.target);
+  if (slow !== undefined) return skip(slow);
+  let q: TargetPercentile;
+  try {
+    q = percentileAgainst(ctx.model, m.policy, ev, ctx.probability, ctx.target);
+  } catch (e) {
+    if (e instanceof LimitError) return skip(e.reason);
+    throw e;
+  }
   return {
     ...planned(ctx.p, m.policy, ev),
     origin: m.origin,

@@ -47,6 +47,22 @@ export function broadcastPolicy(p: Policy, phases: number): Policy {
   return { phases, actions, tailBatch: p.tailBatch };
 }
 
+/**
+ * The same policy with its table cut where every phase already does what the tail rule does
+ * (serve min(s, tailBatch)): it acts alike at every (queue, phase), and an evaluation need not
+ * extend past what its own queue needs (a solver's table runs to its S). At least one level stays.
+ */
+export function trimmedPolicy(p: Policy): Policy {
+  const K = phasesOf(p);
+  const tail = (s: number): boolean => {
+    for (let j = 0; j < K; j++) if (p.actions[s * K + j] !== Math.min(s, p.tailBatch)) return false;
+    return true;
+  };
+  let n = levelsOf(p);
+  while (n > 1 && tail(n - 1)) n--;
+  return n === levelsOf(p) ? p : { ...p, actions: p.actions.slice(0, n * K) };
+}
+
 export interface Deviation {
   /** Queue length s. */
   readonly queue: number;

@@ -8,11 +8,11 @@ import { quantile } from '../../src/latency/percentiles.js';
 import { latencyModel } from '../../src/latency/summary.js';
 import { validateScenario } from '../../src/model/validate.js';
 import type { ValidatedScenario } from '../../src/model/scenario.js';
-import { computeFrontier } from '../../src/plan/frontier.js';
 import { planPercentileTarget, PercentileInfeasibleError, type PercentilePlanResult } from '../../src/plan/percentileTarget.js';
 import { evaluatePolicy } from '../../src/policy/evaluate.js';
 import type { Policy } from '../../src/policy/policy.js';
 import { runCli } from '../helpers/cli.js';
+import { familyP99s, type FamilyMemberP99 } from './familyPolicies.js';
 import { specScenario } from '../helpers/scenarios.js';
 import { planP99BothWays } from './percentileCli.js';
 
@@ -23,24 +23,9 @@ import { planP99BothWays } from './percentileCli.js';
  * ~30 laws of tens of ms: at B = 32 the family has ~500 members, some near saturation whose laws
  * take seconds. λ = 1500 /s and 2000 /s (4000 /s needs B ≥ 18 to be stable).
  */
-interface Member {
-  readonly policy: Policy;
-  readonly power: number;
-  readonly p99: number;
-}
-
-async function enumerate(sc: ValidatedScenario, reach: number): Promise<Member[]> {
-  const p = sc.params;
-  const policies: Policy[] = (await computeFrontier(sc, { reach: { latency: reach } })).vertices.map((v) => v.policy);
-  for (let c = 1; c <= p.maxBatchSize; c++) {
-    if (!(p.arrivalRate * p.meanService[c] < c)) continue;
-    for (let M = 1; M <= c; M++) policies.push({ actions: new Int32Array(M), tailBatch: c });
-  }
-  const model = latencyModel(p);
-  return policies.map((policy) => {
-    const ev = evaluatePolicy(p, policy);
-    return { policy, power: ev.meanPower, p99: quantile(responseTimeLaw(model, policy, ev), 0.99, 0).t };
-  });
+/** Members with their tight p99 (every one in reach at B = 8, deterministic service). */
+async function enumerate(sc: ValidatedScenario, reach: number): Promise<Array<FamilyMemberP99 & { readonly p99: number }>> {
+  return (await familyP99s(sc, reach)).map((m) => ({ ...m, p99: m.p99! }));
 }
 
 function scenario(lambda: number): ValidatedScenario {

@@ -8,7 +8,7 @@ import { validateScenario } from '../../src/model/validate.js';
 import { planPercentileTarget, PercentileInfeasibleError } from '../../src/plan/percentileTarget.js';
 import { RemoteError, type BatchwiseClient } from '../../src/service/client.js';
 import { runCli } from '../helpers/cli.js';
-import { specScenario } from '../helpers/scenarios.js';
+import { SPEC_FIT, specScenario } from '../helpers/scenarios.js';
 import { startHarness, type Harness } from './support/harness.js';
 
 /**
@@ -64,6 +64,18 @@ describe('Plan with a percentile target', () => {
     expect(rp.actions).toEqual([...lp.actions]);
     expect(rp.controlLimit).toBe(lp.controlLimit);
     expect(r.policy.percentile).toBeLessThanOrEqual(T);
+  });
+
+  it('carries the members whose law was out of reach (undecided), as the library lists them', async () => {
+    // Gamma cv 0.7, B = 4, λ = 400 /s: the caps 1 and 2 are past the transform route's guard (test/plan/percentileUndecided.test.ts).
+    const gamma = specScenario(400, 1e-4, { maxBatchSize: 4, serviceTime: { linear: { ...SPEC_FIT }, distribution: 'GAMMA', cv: 0.7 } });
+    const local = await planPercentileTarget(validateScenario(gamma), { level: 'p99', seconds: 9.9e-3 });
+    expect(local.undecided.length).toBeGreaterThan(0);
+    const remote = await client.plan(gamma, { p99Target: 9.9e-3 });
+    expect(remote.kind).toBe('percentile');
+    if (remote.kind !== 'percentile') return;
+    expect(remote.result.undecided).toEqual(local.undecided);
+    expect(remote.result.policy.name).toBe(local.policy.name);
   });
 
   it('leaves the mean-target fields unset and says status = met', async () => {

@@ -16,7 +16,16 @@ export function formatPercentilePlan(r: PercentilePlanResult, B: number): string
     `    E[R] ${formatDuration(x.meanResponseTime)}, E[P] ${formatPower(x.meanPower)}, utilisation ${(x.utilization * 100).toFixed(2)} %, mean batch ${x.meanBatchSize.toFixed(3)}`,
     `  Optimal within ${r.family.name} (${r.family.size} policies), not over all policies.`,
     `  Examined in increasing ${r.objective === 'power' ? 'power' : 'cost'}${r.family.perPhaseLimits > 0 ? ' (the per-phase limits in a second pass, below the first pass’s answer)' : ''}: ${r.examined} response-time laws, ${r.ruledOut} more ruled out by a bound without one.`,
+    ...undecidedLines(r.undecided),
   ];
+}
+
+/** Members of lower objective the search passed over because their law was out of reach: the answer is optimal among the rest. */
+function undecidedLines(undecided: PercentilePlanResult['undecided']): string[] {
+  if (undecided.length === 0) return [];
+  const shown = undecided.slice(0, 3).map((u) => `    ${u.name} (E[P] ${formatPower(u.meanPower)}, E[R] ${formatDuration(u.meanResponseTime)}): ${u.reason}`);
+  const more = undecided.length > 3 ? [`    … and ${undecided.length - 3} more`] : [];
+  return [`  Undecided (law out of reach, passed over; the answer is optimal among the other members): ${undecided.length}`, ...shown, ...more];
 }
 
 const ORIGIN: Readonly<Record<PercentileMemberResult['origin'], string>> = {

@@ -31,6 +31,7 @@ export function planAnswerFromProto(m: unknown): PlanAnswer {
       family: p.family,
       examined: p.examined,
       ruledOut: p.ruledOut,
+      undecided: p.undecided ?? [],
     },
   };
 }
