@@ -62,7 +62,8 @@ function poissonTail(n: number, x: number, pm: number): number {
   for (let i = n; ; i++) {
     sum += term;
     term = (term * x) / (i + 1);
-    if (term < sum * 1e-17) break;
+    // ≤, not <: where Pois(n − 1; x) underflows to 0 both are 0, and the tail is below every double.
+    if (term <= sum * 1e-17) break;
   }
   return sum;
 }
