@@ -1,7 +1,7 @@
 import { LimitError } from '../model/errors.js';
 import type { Backend, ModelParams, ValidatedScenario } from '../model/scenario.js';
 import { isExponentialLaw } from '../latency/distribution.js';
-import { actionAt, broadcastPolicy, levelsOf, phasesOf, trimmedPolicy, type Policy } from '../policy/policy.js';
+import { actionAt, broadcastPolicy, phasesOf, trimmedPolicy, type Policy } from '../policy/policy.js';
 import { computeFrontier, DEFAULT_FRONTIER_RESOLUTION } from './frontier.js';
 import { formatDuration } from './units.js';
 
@@ -126,22 +126,14 @@ export function smallestServed(policy: Policy): number {
 }
 
 /**
- * Two policies that act alike at every (queue, phase) get one key: per phase, the table cut
- * where it starts to agree with its own tail rule, plus that rule. A frontier vertex that is a
+ * Two policies that act alike at every (queue, phase) get one key: the table cut where every
+ * phase follows its tail rule (trimmedPolicy, the same cut for both), plus that rule. A frontier vertex that is a
  * pure control limit then meets its (b) twin, and the pair costs one law instead of two. A
  * one-phase policy acting under `phases` phases is keyed as its broadcast.
  */
 export function policyKey(policy: Policy, phases = phasesOf(policy)): string {
-  const whole = broadcastPolicy(policy, phases);
-  const keys: string[] = [];
-  for (let j = 0; j < phases; j++) {
-    let n = levelsOf(whole);
-    while (n > 1 && actionAt(whole, n - 1, j) === Math.min(n - 1, whole.tailBatch)) n--;
-    const head: number[] = [];
-    for (let s = 0; s < n; s++) head.push(actionAt(whole, s, j));
-    keys.push(head.join(','));
-  }
-  return `${keys.join(';')}|${whole.tailBatch}`;
+  const whole = trimmedPolicy(broadcastPolicy(policy, phases));
+  return `${whole.actions.join(',')}|${whole.tailBatch}`;
 }
 
 /**

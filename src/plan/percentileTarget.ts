@@ -219,10 +219,10 @@ function searchFamily(ctx: SearchContext, members: readonly FamilyMember[], belo
       passed.push({ m, ev, ceiling });
       continue;
     }
-    opts.onProgress?.(`response-time law ${examined + 1} (${examined + ruledOut + 1} of at most ${rows.length} policies)`);
+    opts.onProgress?.(`response-time law ${examined + undecided.length + 1} (${examined + undecided.length + ruledOut + 1} of at most ${rows.length} policies)`);
     const r = percentileOf(ctx, m, ev, undecided);
-    examined++;
     if (r === undefined) continue;
+    examined++;
     if (r.percentile <= target) return { met: r, examined, ruledOut, undecided };
     if (!least || r.percentile < least.percentile) least = r;
   }
