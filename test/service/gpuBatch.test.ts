@@ -131,6 +131,21 @@ describe('SolveBatch routing of AUTO scenarios with classes: by the AUTO rule on
     expect(task.firstBoxWork).toBe(sweepWork(compileClasses(task.scenario.params, first)));
   });
 
+  it('with BATCHWISE_GPU=off no first box is weighed (no adapter is asked for), and both stay on the pool', async () => {
+    const before = process.env.BATCHWISE_GPU;
+    process.env.BATCHWISE_GPU = 'off';
+    try {
+      const tasks = prepared();
+      expect(tasks.map((t) => t.firstBoxWork)).toEqual([undefined, undefined]);
+      // Even a provider that would take any work gets none: without the work no AUTO task is routed to it.
+      registerGpuProvider({ pays: async () => true, pick: async () => undefined, pickJoint: async () => undefined });
+      expect(await routed(tasks)).toEqual({ 'cpu-pool': [0, 1] });
+    } finally {
+      if (before === undefined) delete process.env.BATCHWISE_GPU;
+      else process.env.BATCHWISE_GPU = before;
+    }
+  });
+
   it('over the crossover to the WebGPU batch where an adapter is, under it to the pool; without an adapter both to the pool', async () => {
     const tasks = prepared();
     const [w0, w1] = tasks.map((t) => t.firstBoxWork!);

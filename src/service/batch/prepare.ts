@@ -7,6 +7,7 @@ import { parseClassesScenario, parseScenario } from '../convert/parse.js';
 import { toWire, type WireError } from '../pool/wire.js';
 import { estimateWork } from '../solving/work.js';
 import { firstBoxWork } from '../../solve/classes/firstBox.js';
+import { readFlags } from '../../solve/gpu/flags.js';
 
 /**
  * One batch scenario validated (on a pool worker): a single-class scenario with its cache key
@@ -38,9 +39,13 @@ export function prepareScenarios(raws: readonly unknown[], limits: ServiceLimits
   });
 }
 
-/** A multi-class scenario; backend AUTO with two or three classes also its first box's sweep work (the AUTO rule's measure, computed here off the main thread). */
+/**
+ * A multi-class scenario; backend AUTO with two or three classes also its first box's sweep work
+ * (the AUTO rule's measure, computed here off the main thread), except with BATCHWISE_GPU=off,
+ * where no adapter is asked for and the work would route nothing (two model compilations saved).
+ */
 function classesPrepared(classes: ValidatedClassesScenario): Prepared {
-  if (classes.solver.backend !== 'AUTO' || classes.params.classes.length < 2) return { ok: true, classes };
+  if (classes.solver.backend !== 'AUTO' || classes.params.classes.length < 2 || readFlags().BATCHWISE_GPU === 'off') return { ok: true, classes };
   try {
     return { ok: true, classes, firstBoxWork: firstBoxWork(classes.params) };
   } catch {
