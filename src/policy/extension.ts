@@ -78,6 +78,59 @@ function levelsWithinBound(M: number, table: ArrivalTable, policy: Policy, lo: n
 }
 
 /**
+ * The extension's band: lo the largest batch (every size up to the tail batch is served past the
+ * table), hi the largest jump up of any of them, reach = lo + hi (a window of the tail checks).
+ */
+function extensionReach(table: ArrivalTable, policy: Policy): { lo: number; hi: number; reach: number } {
+  let lo = 1;
+  let hi = 1;
+  const usedBatch = (b: number): void => {
+    lo = Math.max(lo, b);
+    hi = Math.max(hi, table.offset[b] + table.length[b] - 1 - b);
+  };
+  for (let x = 0; x < policy.actions.length; x++) if (policy.actions[x] > 0) usedBatch(policy.actions[x]);
+  for (let b = 1; b <= policy.tailBatch; b++) usedBatch(b);
+  return { lo, hi, reach: lo + hi };
+}
+
+/**
+ * The first extension's levels. One phase: the tail is geometric right past the table, and two
+ * windows read its decay. Several phases mix decay modes there (the slowest one rules further
+ * out): a third window must agree, so the first extension is made just long enough to hold the
+ * three (a shorter one first rarely held the mass down, and cost a solve of its own).
+ */
+function firstExtensionLevels(M: number, tableLevels: number, minLevels: number, reach: number): number {
+  const measurable = Math.max(tableLevels, minLevels) + 5 * reach;
+  return Math.max(M > 1 ? measurable : tableLevels + 2 * reach, minLevels, 64);
+}
+
+function unsettled(M: number, maxLevels: number, needed: number): LimitError {
+  return new LimitError(
+    'policy',
+    `its queue does not settle within ${maxLevels} ${M > 1 ? 'levels' : 'states'} (the bound maxBandEntries = ${LIMITS.maxBandEntries}): the policy is too close to instability`,
+    { bound: 'maxBandEntries', excess: Math.max(needed, maxLevels + 1) / maxLevels },
+  );
+}
+
+/**
+ * The error the exact evaluation of any policy solved at S (a table of S + 1 levels, evaluated
+ * with minLevels S + 1) is bound to throw, because its first extension is already past the bound;
+ * undefined when that first extension fits. Only where the evaluation goes by the band (several
+ * phases, or service other than exponential), whose bound does not depend on the policy: the
+ * automatic search for S asks before it compiles and solves at S (seconds, near capacity, that
+ * could only end in this refusal).
+ */
+export function evaluationPastBound(proc: MmppProcess, table: ArrivalTable, S: number, tailBatch: number): LimitError | undefined {
+  const M = proc.phases;
+  if (evaluatedWithoutBand({ M, cascade: table.cascade })) return undefined;
+  const policy: Policy = { phases: M, actions: new Int32Array(0), tailBatch };
+  const { lo, reach } = extensionReach(table, policy);
+  const maxLevels = levelsWithinBound(M, table, policy, lo, reach);
+  const first = firstExtensionLevels(M, S + 1, S + 1, reach);
+  return first > maxLevels ? unsettled(M, maxLevels, first) : undefined;
+}
+
+/**
  * Solves the policy's chain extended past its table by serving min(s, tailBatch), growing the
  * extension until the caller stops asking. Each growth jumps to where the measured decay of
  * the tail puts the top mass below the target (or doubles when the decay is not yet clean),
@@ -91,35 +144,16 @@ export function* extendedSolutions(
   opts: { readonly signal?: AbortSignal; readonly minLevels?: number },
 ): Generator<ExtendedSolution> {
   const M = proc.phases;
-  let lo = 1;
-  let hi = 1;
-  const usedBatch = (b: number): void => {
-    lo = Math.max(lo, b);
-    hi = Math.max(hi, table.offset[b] + table.length[b] - 1 - b);
-  };
-  for (let x = 0; x < policy.actions.length; x++) if (policy.actions[x] > 0) usedBatch(policy.actions[x]);
-  for (let b = 1; b <= policy.tailBatch; b++) usedBatch(b);
-  const reach = lo + hi;
+  const { lo, hi, reach } = extensionReach(table, policy);
   const tableLevels = levelsOf(policy);
   const maxLevels = levelsWithinBound(M, table, policy, lo, reach);
-  // One phase: the tail is geometric right past the table, and two windows read its decay. Several
-  // phases mix decay modes there (the slowest one rules further out): a third window must agree,
-  // so the first extension is made just long enough to hold the three (a shorter one first
-  // rarely held the mass down, and cost a solve of its own).
   const mixedModes = M > 1;
-  const measurable = Math.max(tableLevels, opts.minLevels ?? 0) + 5 * reach;
-  let n = Math.max(mixedModes ? measurable : tableLevels + 2 * reach, opts.minLevels ?? 0, 64);
+  let n = firstExtensionLevels(M, tableLevels, opts.minLevels ?? 0, reach);
   // The levels known to be needed: the first size, more than one whose top held too much, or where a clean decay puts the end.
   let needed = n;
   for (;;) {
     throwIfAborted(opts.signal);
-    if (n > maxLevels) {
-      throw new LimitError(
-        'policy',
-        `its queue does not settle within ${maxLevels} ${M > 1 ? 'levels' : 'states'} (the bound maxBandEntries = ${LIMITS.maxBandEntries}): the policy is too close to instability`,
-        { bound: 'maxBandEntries', excess: Math.max(needed, maxLevels + 1) / maxLevels },
-      );
-    }
+    if (n > maxLevels) throw unsettled(M, maxLevels, needed);
     const { nu, sums } = stationaryOfExtension(p, proc, policy, table, { levels: n, modes: 1, loLevels: lo, hiLevels: hi }, opts.signal);
     const massIn = (from: number, to: number): number => {
       let m = 0;

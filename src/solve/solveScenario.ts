@@ -7,6 +7,7 @@ import type { Backend, Method, ModelParams, ValidatedScenario } from '../model/s
 import { validateScenario } from '../model/validate.js';
 import { latencyFigures } from '../latency/summary.js';
 import { evaluatePolicy, type DetailedEvaluation } from '../policy/evaluate.js';
+import { evaluationPastBound } from '../policy/extension.js';
 import type { Policy } from '../policy/policy.js';
 import { resolveSolver } from './backends.js';
 import { sameActions } from './cpu/pi.js';
@@ -78,6 +79,9 @@ export async function solveScenarioDetailed(input: unknown, opts: ScenarioSolveO
   for (;;) {
     throwIfAborted(opts.signal);
     const model = compileGuarded(p, S, table, fixedS);
+    // A policy solved at S could not be evaluated within the bounds: its refusal now, not after the solve.
+    const unevaluable = evaluationPastBound(proc, table, S, B);
+    if (unevaluable) throw tooClose(unevaluable);
     const solver = opts.solver ?? (await resolveSolver(opts.backend ?? settings.backend, opts.method ?? settings.method, model));
     // The exact evaluation of a policy on the extended chain, kept for the one the solver returns:
     // the tail check may ask it of a stable policy before the solver's last sweeps (worthCertifying).

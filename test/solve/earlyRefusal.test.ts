@@ -4,6 +4,9 @@ import { LimitError } from '../../src/model/errors.js';
 import { estimateQueue } from '../../src/model/queueEstimate.js';
 import type { Scenario } from '../../src/model/scenario.js';
 import { validateScenario } from '../../src/model/validate.js';
+import { arrivalsOf } from '../../src/model/arrivalTable.js';
+import { evaluatePolicy } from '../../src/policy/evaluate.js';
+import { evaluationPastBound } from '../../src/policy/extension.js';
 import { CORE_BOUNDS, EARLY_REFUSAL_MARGIN, initialMaxQueue } from '../../src/solve/maxQueue.js';
 import { solveScenarioDetailed } from '../../src/solve/solveScenario.js';
 import type { Solver } from '../../src/solve/types.js';
@@ -100,5 +103,45 @@ describe('refusal before solving, far past a bound (issue 18)', () => {
     expect(result.averageCostLower).toBeLessThanOrEqual(result.averageCost * (1 + 1e-9));
     expect(result.averageCost).toBeLessThanOrEqual(result.averageCostUpper * (1 + 1e-9));
     expect(result.solver.tailMass).toBeLessThan(1e-9);
+  }, 120_000);
+});
+
+describe('refusal before solving at an S whose evaluation cannot fit (issue 18)', () => {
+  const firstS = (s: Scenario): number => {
+    const p = validateScenario(s).params;
+    return initialMaxQueue(p, buildArrivalTable(p), (e) => e);
+  };
+
+  it('gamma cv 1.5, B = 32, 95 % load: within the estimate margin, but no policy solved at the first S can be evaluated; refused before the solver runs, with the evaluation’s own words', async () => {
+    const s = gamma(32, 0.95);
+    expect(estimatedExcess(s)).toBeLessThan(EARLY_REFUSAL_MARGIN);
+    const early = await refusal(s, { percentiles: false, solver: unreachable });
+    expect(early.field).toBe('arrivalRate');
+    expect(early.bound).toBe('maxBandEntries');
+    // What the exact evaluation of a policy over the first S says (here serving every request at once).
+    const p = validateScenario(s).params;
+    const S = firstS(s);
+    const actions = Int32Array.from({ length: S + 1 }, (_, x) => Math.min(x, p.maxBatchSize));
+    let own: unknown;
+    try {
+      evaluatePolicy(p, { actions, tailBatch: p.maxBatchSize }, { table: buildArrivalTable(p), minLevels: S + 1 });
+    } catch (e) {
+      own = e;
+    }
+    expect(own).toBeInstanceOf(LimitError);
+    expect(early.message).toContain(`(${(own as LimitError).reason})`);
+    expect(early.excess).toBe((own as LimitError).facts.excess);
+  }, 120_000);
+
+  it('at 90 % load the same family’s first S is evaluable (the search goes on to solve it), and exponential service with one phase is never judged by the band', () => {
+    const s = gamma(32, 0.9);
+    const p = validateScenario(s).params;
+    const table = buildArrivalTable(p);
+    expect(evaluationPastBound(arrivalsOf(p), table, firstS(s), p.maxBatchSize)).toBeUndefined();
+    // The same S is past the band's bound for the 95 % scenario's chain.
+    const hot = validateScenario(gamma(32, 0.95)).params;
+    expect(evaluationPastBound(arrivalsOf(hot), buildArrivalTable(hot), firstS(gamma(32, 0.95)), hot.maxBatchSize)).toBeInstanceOf(LimitError);
+    const ex = validateScenario(specScenario(0.97 * specCapacity(64), 1e-4, { maxBatchSize: 64, serviceTime: { linear: { ...SPEC_FIT }, distribution: 'EXPONENTIAL' } })).params;
+    expect(evaluationPastBound(arrivalsOf(ex), buildArrivalTable(ex), 200_000, 64)).toBeUndefined();
   }, 120_000);
 });
