@@ -94,6 +94,24 @@ function extensionReach(table: ArrivalTable, policy: Policy): { lo: number; hi: 
 }
 
 /**
+ * The first level from which the chain is level-homogeneous: every phase serves the tail batch
+ * there and at every level above (past the table the policy serves min(s, tailBatch)). Above it
+ * the tail decays by the same law wherever the table ends, so the windows that read the decay
+ * may lie inside the table (a solved policy serves B from its control limit on).
+ */
+export function homogeneousFrom(policy: Policy): number {
+  const M = policy.phases ?? 1;
+  const B = policy.tailBatch;
+  let h = levelsOf(policy);
+  const servesTail = (s: number): boolean => {
+    for (let j = 0; j < M; j++) if (actionAt(policy, s, j) !== B) return false;
+    return true;
+  };
+  while (h > 0 && servesTail(h - 1)) h--;
+  return h;
+}
+
+/**
  * The first extension's levels. One phase: the tail is geometric right past the table, and two
  * windows read its decay. Several phases mix decay modes there (the slowest one rules further
  * out): a third window must agree, so the first extension is made just long enough to hold the
@@ -148,6 +166,7 @@ export function* extendedSolutions(
   const tableLevels = levelsOf(policy);
   const maxLevels = levelsWithinBound(M, table, policy, lo, reach);
   const mixedModes = M > 1;
+  const from = homogeneousFrom(policy);
   let n = firstExtensionLevels(M, tableLevels, opts.minLevels ?? 0, reach);
   // The levels known to be needed: the first size, more than one whose top held too much, or where a clean decay puts the end.
   let needed = n;
@@ -167,8 +186,9 @@ export function* extendedSolutions(
     const w1 = massIn(s0 - reach, s0);
     const w2 = massIn(s0, s0 + reach);
     const perReach = w2 / w1;
-    const steady = !mixedModes || (s0 - 2 * reach >= tableLevels && w0 > 0 && Math.abs(perReach - w1 / w0) <= STEADY_DECAY * perReach);
-    const clean = s0 - reach >= tableLevels && w1 > 0 && w2 > 0 && perReach < 0.9 && steady;
+    // Windows within the table (above `from`) or over mixed modes must show one steady decay over three.
+    const steady = (!mixedModes && s0 - reach >= tableLevels) || (s0 - 2 * reach >= from && w0 > 0 && Math.abs(perReach - w1 / w0) <= STEADY_DECAY * perReach);
+    const clean = s0 - reach >= from && w1 > 0 && w2 > 0 && perReach < 0.9 && steady;
     const above = clean ? massIn(s0, n) : 0;
     yield { stationary: nu, levels: n, sums, top, ...(clean ? { decay: { s0, above, perReach, reach } } : {}) };
     let next = 2 * n;
