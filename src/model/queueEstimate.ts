@@ -3,6 +3,7 @@ import { arrivalPmf } from './arrivals.js';
 import { bandEntries, censoredEntries, geometricEntries, geometricStateEntries, GEOMETRIC_REFERENCE_CAP } from './chainEntries.js';
 import { solveDense } from './dense.js';
 import { LIMITS } from './limits.js';
+import { tiltedPerronRoot } from './mmpp/perron.js';
 import type { MmppProcess } from './mmpp/process.js';
 import type { ModelParams } from './scenario.js';
 
@@ -10,12 +11,12 @@ import type { ModelParams } from './scenario.js';
  * What a scenario's solve will hold, estimated in milliseconds and without solving: for the
  * service's admission (service/solving/work.ts) and for the largest admissible load a refusal
  * names (solve/maxQueue.ts loadRefusal). The queue at batch epochs has a geometric tail,
- * P(Q > q) ≈ exp(−θq), θ the decay of a random walk whose steps are the arrivals during a full
+ * P(Q > q) ≈ C·exp(−θq) (C = tailWeight), θ the decay of a random walk whose steps are the arrivals during a full
  * batch less B: for one phase the Cramér root, E[exp(θK)] = exp(θB) with K's generating function
  * in closed form (Poisson counts mixed over a deterministic or gamma service time); under MMPP
- * the diffusion's θ = 2(B − m)/v, m and v the mean and variance of K (the arrivals' asymptotic
- * dispersion). The band comes from the count laws of the shortest and the longest batch at the
- * fastest phase rate; the charges are those of compile.ts and extension.ts (chainEntries.ts).
+ * the same root with the Perron root of the tilted generator in place of λ·(e^θ − 1)
+ * (mmpp/perron.ts), the exact decay of the (level, phase) chain's tail. The band comes from
+ * the count laws of the shortest and the longest batch at the fastest phase rate; the charges are those of compile.ts and extension.ts (chainEntries.ts).
  */
 export interface QueueEstimate {
   /** S: the explicit one, or where the greedy queue keeps < 1e-10 above it, plus room for a batch (maxQueue.ts). */
@@ -50,7 +51,8 @@ export function estimateQueue(p: ModelParams, scale = 1, maxQueue = 0): QueueEst
   const lo = (Math.max(B, 2) + 1) * M - 1;
   const hi = (upReach + 1) * M - 1;
   const theta = tailDecay(p, scale);
-  const quantile = (mass: number) => (theta > 0 ? Math.log(1 / mass) / theta : Infinity);
+  const weight = tailWeight(p);
+  const quantile = (mass: number) => (theta > 0 ? Math.max(0, Math.log(weight / mass)) / theta : Infinity);
   const S = maxQueue > 0 ? maxQueue : Math.min(LIMITS.maxQueue, Math.max(32, Math.ceil(quantile(S_TAIL)) + B + Math.max(16, B >> 2)));
   const states = (S + 1) * M;
   const geometric = M === 1 && p.distribution !== 'DETERMINISTIC' && p.cv === 1 && CASCADE_STAGE_COST < (first.probs.length + last.probs.length) / 2;
@@ -66,8 +68,10 @@ export function estimateQueue(p: ModelParams, scale = 1, maxQueue = 0): QueueEst
 
 /**
  * θ of the queue's tail at batch epochs (see QueueEstimate), the rates times `scale`; 0 when the
- * load is not below capacity. One phase: the root θ > 0 of log E[exp(θK)] = θB, by bisection
- * (the left side is convex, 0 at 0 with slope m − B < 0).
+ * load is not below capacity. The Cramér root θ > 0 of log E[exp(σ(θ)·T_B)] = θ·B, σ(θ) the
+ * arrivals' growth rate (mmpp/perron.ts: λ·(e^θ − 1) for one phase, the Perron root of
+ * Q + (e^θ − 1)·Λ under MMPP), T_B deterministic or gamma. The left side is convex in θ (a convex
+ * increasing function of a convex one), 0 at 0 with slope λ̄·l(B) − B < 0: one root, by bisection.
  */
 export function tailDecay(p: ModelParams, scale = 1): number {
   const B = p.maxBatchSize;
@@ -76,24 +80,37 @@ export function tailDecay(p: ModelParams, scale = 1): number {
   const l = p.meanService[B];
   const m = lambda * l;
   if (!(m < B)) return 0;
-  if (proc && proc.phases > 1) {
-    // Scaling the rates scales the dispersion's excess over 1 by the same factor.
-    const v = m * (1 + scale * (dispersion(proc) - 1)) + lambda * lambda * Math.max(0, p.secondMoment[B] - l * l);
-    return (2 * (B - m)) / v;
-  }
+  const rates = proc && proc.phases > 1 ? Float64Array.from(proc.rates, (r) => r * scale) : undefined;
+  const growth = (t: number): number => (rates ? tiltedPerronRoot(proc!.generator, rates, t) : lambda * Math.expm1(t));
   const deterministic = p.distribution === 'DETERMINISTIC' || p.cv === 0;
   const shape = deterministic ? Infinity : 1 / (p.cv * p.cv);
-  // log E[exp(θK)]: K Poisson(λT), T deterministic or gamma(shape, l/shape).
-  const logMgf = (t: number) => (deterministic ? m * Math.expm1(t) : -shape * Math.log1p(-(m / shape) * Math.expm1(t)));
+  // log E[exp(u·T)], T deterministic or gamma(shape, l/shape): infinite from u = shape/l on.
+  const logMgf = (u: number): number => (deterministic ? u * l : u * l < shape ? -shape * Math.log1p(-(u * l) / shape) : Infinity);
+  const excess = (t: number): number => logMgf(growth(t)) - t * B;
+  // Gamma: σ(θ) ≥ λ̄·(e^θ − 1) (σ is convex in e^θ − 1 with slope λ̄ at 0), so the MGF is infinite here.
   let hi = deterministic ? 1 : Math.log1p(shape / m);
-  while (deterministic && logMgf(hi) < hi * B) hi *= 2;
+  while (deterministic && excess(hi) < 0) hi *= 2;
   let lo = 0;
   for (let i = 0; i < 200 && hi - lo > 1e-15 * hi; i++) {
     const mid = (lo + hi) / 2;
-    if (logMgf(mid) < mid * B) lo = mid;
+    if (excess(mid) < 0) lo = mid;
     else hi = mid;
   }
   return lo;
+}
+
+/**
+ * The tail's weight C in P(Q > q) ≈ C·exp(−θq): 1 for one phase; under MMPP the smallest phase
+ * probability min_j π_j. The tail is driven by the phases that overload the server, and its
+ * weight is about their share of time: where a rare burst drives it (π = 1e-4) the search's S is
+ * ln(π/mass)/θ, 0.6× what C = 1 gives; with balanced phases C lies between min π and 1
+ * (docs/model.md §4.3). The lower end keeps the estimate from overstating a queue, which matters
+ * for refusing on it before solving (solve/maxQueue.ts refuseFarPastBounds).
+ */
+export function tailWeight(p: ModelParams): number {
+  const proc = p.arrivalProcess;
+  if (!proc || proc.phases === 1) return 1;
+  return Math.min(1, ...proc.stationary);
 }
 
 /**

@@ -86,19 +86,33 @@ describe('refusal before solving, far past a bound (issue 18)', () => {
     }, 120_000);
   }
 
-  it('MMPP: slow bursts beside a phase over capacity solve at twice the bound by estimate, so MMPP scenarios are always tried', async () => {
-    // 500 /s and 3,000 /s (capacity 2,633 /s at B = 8), switching every few seconds; exponential service.
-    const at = (load: number) => mmpp([500, 3000], [-0.2, 0.2, 0.3, -0.3], 8, 'EXPONENTIAL', load);
-    let lo = 0.3;
-    let hi = 0.99;
-    for (let i = 0; i < 40; i++) {
-      const mid = (lo + hi) / 2;
-      if (estimatedExcess(at(mid)) < 2) lo = mid;
-      else hi = mid;
+  it('MMPP: the estimated S is within 0.8–1.05× of the search’s first S on slow, rare and balanced bursts, and is refused before solving only far past a bound, where the search refuses too', async () => {
+    // Slow bursts beside a phase over capacity (500 and 3,000 /s against 2,633 /s at B = 8,
+    // switching every few seconds); a rare burst (π = 1e-4) over capacity at B = 32; and four
+    // balanced phases at B = 64 (bench/mmppModel.ts FOUR_PHASES).
+    const slow = (load: number) => mmpp([500, 3000], [-0.2, 0.2, 0.3, -0.3], 8, 'EXPONENTIAL', load);
+    const rare = (load: number) => mmpp([1000, 6000], [-0.001, 0.001, 10, -10], 32, 'DETERMINISTIC', load);
+    const four = (load: number) => mmpp([1500, 2500, 4000, 7000], [-4, 4, 0, 0, 6, -9, 3, 0, 0, 8, -10, 2, 0, 0, 20, -20], 64, 'DETERMINISTIC', load);
+    for (const s of [slow(0.54), rare(0.4), four(0.8)]) {
+      const p = validateScenario(s).params;
+      const ratio = estimateQueue(p).S / initialMaxQueue(p, buildArrivalTable(p), (e) => e);
+      expect(ratio).toBeGreaterThan(0.8);
+      expect(ratio).toBeLessThan(1.05);
     }
-    const s = at(hi);
-    expect(estimatedExcess(s)).toBeGreaterThan(EARLY_REFUSAL_MARGIN);
-    const { result } = await solveScenarioDetailed(s, { percentiles: false });
+    // Where the estimate puts the slow bursts past 1.5× a bound: refused at once, and the search from its own first S meets a bound too.
+    const far = slow(0.6);
+    expect(estimatedExcess(far)).toBeGreaterThan(EARLY_REFUSAL_MARGIN);
+    const early = await refusal(far, { percentiles: false, solver: unreachable });
+    expect(early.field).toBe('arrivalProcess');
+    expect(early.message).toContain('by estimate before solving');
+    const p = validateScenario(far).params;
+    const late = await refusal(far, { percentiles: false, initialMaxQueue: initialMaxQueue(p, buildArrivalTable(p), (e) => e) });
+    expect(late.message).not.toContain('by estimate before solving');
+    expect(['maxQueue', 'maxBandEntries']).toContain(late.bound);
+    // Within the margin (0.78× by estimate) the same family solves, certified.
+    const near = slow(0.54);
+    expect(estimatedExcess(near)).toBeLessThan(1);
+    const { result } = await solveScenarioDetailed(near, { percentiles: false });
     expect(result.solver.stopReason).toBe('converged');
     expect(result.averageCostLower).toBeLessThanOrEqual(result.averageCost * (1 + 1e-9));
     expect(result.averageCost).toBeLessThanOrEqual(result.averageCostUpper * (1 + 1e-9));
