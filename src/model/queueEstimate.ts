@@ -74,7 +74,11 @@ export function estimateQueue(p: ModelParams, scale = 1, maxQueue = 0): QueueEst
  * increasing function of a convex one), 0 at 0 with slope λ̄·l(B) − B < 0: one root, by bisection.
  */
 export function tailDecay(p: ModelParams, scale = 1): number {
-  const B = p.maxBatchSize;
+  return batchDecay(p, p.maxBatchSize, scale);
+}
+
+/** θ as tailDecay, for a tail that serves batches of B (≤ maxBatchSize) at every epoch: a policy's extension past its table (policy/extension.ts). */
+export function batchDecay(p: ModelParams, B: number, scale = 1): number {
   const proc = p.arrivalProcess;
   const lambda = (proc?.meanRate ?? p.arrivalRate) * scale;
   const l = p.meanService[B];

@@ -2,6 +2,7 @@ import type { ArrivalTable } from '../model/arrivalTable.js';
 import { LimitError, throwIfAborted } from '../model/errors.js';
 import { checkBandFallback, evaluatedWithoutBand, geometricStatesWithin } from '../model/chainEntries.js';
 import { LIMITS } from '../model/limits.js';
+import { batchDecay } from '../model/queueEstimate.js';
 import type { MmppProcess } from '../model/mmpp/process.js';
 import type { ModelParams } from '../model/scenario.js';
 import { solveChain } from './chain.js';
@@ -13,6 +14,11 @@ import { buildStateChain, stateSums, type Branches, type ChainShape, type StateS
 export const EXTENSION_TOP_MASS = 1e-13;
 /** Two successive per-window decay ratios within this relative distance count as one geometric decay. */
 const STEADY_DECAY = 0.05;
+/**
+ * The growth refuses at once when the levels its decay asks for pass the bound by this factor
+ * (the decay's estimate of them errs by the cut's distortion of the top window, a few per cent).
+ */
+const UNSETTLED_MARGIN = 1.5;
 
 export interface ExtendedSolution {
   /** Stationary distribution, flat s-major over `levels` × M. */
@@ -151,15 +157,18 @@ export function evaluationPastBound(proc: MmppProcess, table: ArrivalTable, S: n
 /**
  * Solves the policy's chain extended past its table by serving min(s, tailBatch), growing the
  * extension until the caller stops asking. Each growth jumps to where the measured decay of
- * the tail puts the top mass below the target (or doubles when the decay is not yet clean),
- * so a deep queue costs one or two solves instead of a ladder of doublings.
+ * the tail puts the top mass below the target (at most ×2), or where the homogeneous tail's
+ * exact decay puts it when the windows show no clean one (doubling instead where `sizing`), so a
+ * deep queue costs one or two solves instead of a ladder of doublings; and, unless `sizing`,
+ * refuses (LimitError, bound maxBandEntries) once the levels that decay asks for pass the bound
+ * by UNSETTLED_MARGIN, without the solve at the bound that could only confirm it.
  */
 export function* extendedSolutions(
   p: ModelParams,
   proc: MmppProcess,
   policy: Policy,
   table: ArrivalTable,
-  opts: { readonly signal?: AbortSignal; readonly minLevels?: number },
+  opts: { readonly signal?: AbortSignal; readonly minLevels?: number; readonly sizing?: boolean },
 ): Generator<ExtendedSolution> {
   const M = proc.phases;
   const { lo, hi, reach } = extensionReach(table, policy);
@@ -167,6 +176,10 @@ export function* extendedSolutions(
   const maxLevels = levelsWithinBound(M, table, policy, lo, reach);
   const mixedModes = M > 1;
   const from = homogeneousFrom(policy);
+  // An evaluation needs the top below EXTENSION_TOP_MASS; a caller sizing a truncation (`sizing`:
+  // evaluate.ts tailQuantile) reads a quantile off the first clean decay, past the bound too.
+  const evaluating = opts.sizing !== true;
+  const theta = batchDecay(p, policy.tailBatch);
   let n = firstExtensionLevels(M, tableLevels, opts.minLevels ?? 0, reach);
   // The levels known to be needed: the first size, more than one whose top held too much, or where a clean decay puts the end.
   let needed = n;
@@ -198,7 +211,15 @@ export function* extendedSolutions(
       const windows = Math.log(EXTENSION_TOP_MASS / (10 * Math.max(top, Number.MIN_VALUE))) / Math.log(perReach);
       needed = Math.max(n + reach, Math.ceil(n + windows * reach * 1.1));
       next = Math.min(2 * n, needed);
+    } else if (evaluating && theta > 0) {
+      // No decay read off the windows (mixed phases, or one too slow for three windows to tell):
+      // the homogeneous tail's own, e^(−θ) a level (model/queueEstimate.ts batchDecay), no faster
+      // than the modes the windows mix, puts the same end at once instead of by doublings.
+      const more = Math.log((10 * Math.max(top, Number.MIN_VALUE)) / EXTENSION_TOP_MASS) / theta;
+      needed = next = Math.max(n + reach, Math.ceil(n + more * 1.1));
     }
+    // Far past the bound, a solve at the bound could not hold the top down either.
+    if (evaluating && needed > UNSETTLED_MARGIN * maxLevels) throw unsettled(M, maxLevels, needed);
     if (n < maxLevels && next > maxLevels) next = maxLevels;
     n = next;
   }
