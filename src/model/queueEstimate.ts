@@ -1,22 +1,21 @@
 import { CASCADE_STAGE_COST } from './arrivalTable.js';
 import { arrivalPmf } from './arrivals.js';
 import { bandEntries, censoredEntries, geometricEntries, geometricStateEntries, GEOMETRIC_REFERENCE_CAP } from './chainEntries.js';
-import { solveDense } from './dense.js';
 import { LIMITS } from './limits.js';
 import { tiltedPerronRoot } from './mmpp/perron.js';
-import type { MmppProcess } from './mmpp/process.js';
 import type { ModelParams } from './scenario.js';
 
 /**
  * What a scenario's solve will hold, estimated in milliseconds and without solving: for the
  * service's admission (service/solving/work.ts) and for the largest admissible load a refusal
  * names (solve/maxQueue.ts loadRefusal). The queue at batch epochs has a geometric tail,
- * P(Q > q) ≈ C·exp(−θq) (C = tailWeight), θ the decay of a random walk whose steps are the arrivals during a full
- * batch less B: for one phase the Cramér root, E[exp(θK)] = exp(θB) with K's generating function
+ * P(Q > q) ≈ C·exp(−θq) (C = tailWeight), θ the decay of a random walk whose steps are the
+ * arrivals during a full batch less B: for one phase the Cramér root, E[exp(θK)] = exp(θB) with K's generating function
  * in closed form (Poisson counts mixed over a deterministic or gamma service time); under MMPP
  * the same root with the Perron root of the tilted generator in place of λ·(e^θ − 1)
  * (mmpp/perron.ts), the exact decay of the (level, phase) chain's tail. The band comes from
- * the count laws of the shortest and the longest batch at the fastest phase rate; the charges are those of compile.ts and extension.ts (chainEntries.ts).
+ * the count laws of the shortest and the longest batch at the fastest phase rate; the charges
+ * are those of compile.ts and extension.ts (chainEntries.ts).
  */
 export interface QueueEstimate {
   /** S: the explicit one, or where the greedy queue keeps < 1e-10 above it, plus room for a batch (maxQueue.ts). */
@@ -135,19 +134,4 @@ export function admissibleScale(p: ModelParams, need: (e: QueueEstimate) => numb
     else hi = mid;
   }
   return lo;
-}
-
-/**
- * Asymptotic index of dispersion of the arrival counts, lim Var N(t) / E N(t): 1 for Poisson;
- * for an MMPP 1 + 2·π·Λ·Z·(λ − λ̄)/λ̄ with Z = (1π − Q)⁻¹ the fundamental matrix.
- */
-export function dispersion(proc: MmppProcess | undefined): number {
-  if (!proc || proc.phases === 1) return 1;
-  const M = proc.phases;
-  const a = new Float64Array(M * M);
-  for (let i = 0; i < M; i++) for (let j = 0; j < M; j++) a[i * M + j] = proc.stationary[j] - proc.generator[i * M + j];
-  const z = solveDense(a, Float64Array.from(proc.rates, (r) => r - proc.meanRate), M);
-  let sum = 0;
-  for (let j = 0; j < M; j++) sum += proc.stationary[j] * proc.rates[j] * z[j];
-  return Math.max(1, 1 + (2 * sum) / proc.meanRate);
 }

@@ -179,7 +179,8 @@ export function* extendedSolutions(
   // An evaluation needs the top below EXTENSION_TOP_MASS; a caller sizing a truncation (`sizing`:
   // evaluate.ts tailQuantile) reads a quantile off the first clean decay, past the bound too.
   const evaluating = opts.sizing !== true;
-  const theta = batchDecay(p, policy.tailBatch);
+  // The homogeneous tail's decay, computed only where the windows show none (a root search under MMPP).
+  let theta: number | undefined;
   let n = firstExtensionLevels(M, tableLevels, opts.minLevels ?? 0, reach);
   // The levels known to be needed: the first size, more than one whose top held too much, or where a clean decay puts the end.
   let needed = n;
@@ -211,7 +212,7 @@ export function* extendedSolutions(
       const windows = Math.log(EXTENSION_TOP_MASS / (10 * Math.max(top, Number.MIN_VALUE))) / Math.log(perReach);
       needed = Math.max(n + reach, Math.ceil(n + windows * reach * 1.1));
       next = Math.min(2 * n, needed);
-    } else if (evaluating && theta > 0) {
+    } else if (evaluating && (theta ??= batchDecay(p, policy.tailBatch)) > 0) {
       // No decay read off the windows (mixed phases, or one too slow for three windows to tell):
       // the homogeneous tail's own, e^(−θ) a level (model/queueEstimate.ts batchDecay), no faster
       // than the modes the windows mix, puts the same end at once instead of by doublings.

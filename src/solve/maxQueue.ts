@@ -113,8 +113,8 @@ export function loadRefusal(p: ModelParams, field: string, reason: string, facts
  * within ~10 % of where the search meets the bound over deterministic, exponential and gamma
  * families near capacity (docs/model.md §4): past 1.5× the solve would meet the bound too,
  * seconds later. Under MMPP arrivals (the Cramér root with the tilted generator's Perron root,
- * weighted by the rarest phase) the estimated S was 0.89–1.0× the search's on balanced, slow and
- * rare bursts (test/solve/earlyRefusal.test.ts).
+ * weighted by the rarest phase) the estimated S was 0.85–1.01× the search's first S on balanced,
+ * slow, rare and fast-switching bursts (test/solve/earlyRefusal.test.ts).
  */
 export const EARLY_REFUSAL_MARGIN = 1.5;
 

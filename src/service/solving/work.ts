@@ -2,8 +2,6 @@ import { estimateQueue } from '../../model/queueEstimate.js';
 import type { ValidatedScenario } from '../../model/scenario.js';
 import { Code, ServiceError } from '../rpc/status.js';
 
-export { dispersion } from '../../model/queueEstimate.js';
-
 /** What one scenario's solve is estimated to hold, before any of it is built. */
 export interface WorkEstimate {
   /** States (S + 1)·M: the explicit S, or an estimate of the automatic one. */
