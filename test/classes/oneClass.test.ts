@@ -38,6 +38,11 @@ describe('C = 1 equals the single-class solve bit for bit', () => {
       expect(b.policy.batch).toEqual(a.policy.actions);
       expect(b.classes[0].meanResponseTime).toBe(a.meanResponseTime);
       expect(b.solver.maxQueueTried).toEqual(a.solver.maxQueueTried.map((s) => [s]));
+      // The percentiles (or why there are none) are the single-class solve's, in the restated solve.
+      expect(a.latency ?? a.latencyUnavailable).toBeDefined();
+      expect(b.single?.latency).toEqual(a.latency);
+      expect(b.single?.latencyUnavailable).toEqual(a.latencyUnavailable);
+      expect(b.latencyUnavailable).toBeUndefined();
       // And the certified interval holds the spec's reference value where it has one.
       if (rate === 4000 && wPow === 1e-3) expect(Math.abs(a.averageCostLower - 0.142151425903) / 0.142151425903).toBeLessThan(1e-9);
     }, 120_000);

@@ -42,6 +42,9 @@ describe('Solve with classes over gRPC', () => {
     ]);
     expect(comparable(remote.result)).toEqual(comparable(local));
     expect(remote.result.policy.serveClass).toHaveLength(19 * 15);
+    // No per-class percentiles for several classes: the reason travels instead (a proto field of its own).
+    expect(local.latencyUnavailable).toMatch(/several classes/);
+    expect(remote.result.latencyUnavailable).toBe(local.latencyUnavailable);
     expect(remote.result.policy.switchingCurve).toHaveLength(19);
     // Progress at 10 ms over a solve of about a second: some arrives, each naming the fixed box.
     expect(progress.length).toBeGreaterThan(0);
@@ -111,6 +114,8 @@ describe('Solve with classes over gRPC', () => {
     const one = scenarioOf([{ ...a, rate: 400 }], 40, 1e-3, 1e-9);
     const [remote, local] = await Promise.all([h.client().solveClasses(one), solveClassesScenario(one)]);
     expect(remote.result.single).toBeDefined();
+    expect(remote.result.single!.latency!.p99).toBe(local.single!.latency!.p99);
+    expect(remote.result.latencyUnavailable).toBeUndefined();
     expect(comparable(remote.result)).toEqual(comparable(local));
   }, 60_000);
 

@@ -77,13 +77,15 @@ export function classesResultFromProto(m: Obj): ClassesSolveResult {
     // Absent for one class (solved by the single-class path).
     ...(sweepWork !== 0 ? { sweepWork: sweepWork as number } : {}),
   };
-  const { single, classes, ...figures } = m;
+  const { single, classes, latencyUnavailable, ...figures } = m;
   return {
     ...(figures as unknown as Pick<ClassesSolveResult, 'averageCost' | 'meanPower' | 'averageCostLower' | 'averageCostUpper'>),
     classes: classes as ClassesSolveResult['classes'],
     policy,
     solver,
     ...(isAbsent(single) ? {} : { single: solveResultFromProto(single) }),
+    // proto3 `optional`: unset reads as absent or null.
+    ...(typeof latencyUnavailable === 'string' ? { latencyUnavailable } : {}),
   };
 }
 

@@ -56,8 +56,10 @@ export interface ClassesSolveResult {
   readonly averageCostUpper: number;
   readonly policy: ClassesPolicy;
   readonly solver: ClassesSolverFacts;
-  /** One class: the single-class solve (docs/model.md §5) this result restates. */
+  /** One class: the single-class solve (docs/model.md §5) this result restates, with its percentiles (§9). */
   readonly single?: SolveResult;
+  /** Several classes: why the result has no per-class percentiles (docs/model.md §10); the means are exact. */
+  readonly latencyUnavailable?: string;
 }
 
 export function describeClassesPolicy(model: ClassesModel, policy: Int32Array): ClassesPolicy {

@@ -29,6 +29,11 @@ export interface ClassesSolveOptions {
    * automatic growth by aborting `signal`.
    */
   readonly onBox?: (S: readonly number[]) => void;
+  /**
+   * Response-time percentiles (default true): one class, the single-class solve's (docs/model.md
+   * §9); several classes, the reason they are missing (SEVERAL_CLASSES_PERCENTILES).
+   */
+  readonly percentiles?: boolean;
   /** Threads of the f64 sweeps (default: every core for boxes of PARALLEL_MIN_STATES states or more, else 1). */
   readonly threads?: number;
   /**
@@ -143,12 +148,23 @@ export async function solveClassesScenario(input: unknown, opts: ClassesSolveOpt
           tailMass: tail,
           sweepWork: sweepWork(model),
         },
+        ...(opts.percentiles !== false ? { latencyUnavailable: SEVERAL_CLASSES_PERCENTILES } : {}),
       };
     }
     warm = { values: out.values, S: S.slice() };
     S = S.map((s, c) => (grow[c] ? Math.ceil(1.5 * s) + p.classes[c].maxBatchSize : s));
   }
 }
+
+/**
+ * Why a result of several classes has no percentiles: a result states the gap rather than leaving
+ * it silent. The tagged request's passage runs over the other classes' queues as well as (ahead,
+ * behind), and it has cycles there (a batch of another class can leave every count as it was,
+ * its arrivals replacing the batch), which neither the single-class mixture nor the transform
+ * recursion of §9 (both ordered by k falling and m rising) covers.
+ */
+export const SEVERAL_CLASSES_PERCENTILES =
+  'per-class percentiles are not computed for several classes yet: the tagged request’s passage runs over the other classes’ queues too, with cycles (a batch of another class can leave every count as it was) that the single-class methods of docs/model.md §9 do not cover; the per-class means are exact';
 
 /**
  * One box: RVI on the model of §10 (quadratic extrapolation past the tops), guarded. On a top
@@ -240,7 +256,7 @@ async function fromSingleClass(scenario: ValidatedClassesScenario, opts: Classes
   const cl = scenario.params.classes[0];
   const single = await solveScenario(
     { params: singleClassParams(scenario.params), solver: { ...scenario.solver, maxQueue: cl.maxQueue } },
-    { signal: opts.signal, onProgress: progressWithBox(opts), progressEvery: opts.progressEvery, percentiles: false, ...(opts.initialMaxQueue ? { initialMaxQueue: opts.initialMaxQueue[0] } : {}) },
+    { signal: opts.signal, onProgress: progressWithBox(opts), progressEvery: opts.progressEvery, percentiles: opts.percentiles !== false, ...(opts.initialMaxQueue ? { initialMaxQueue: opts.initialMaxQueue[0] } : {}) },
   );
   const actions = single.policy.actions;
   const s = single.solver;
