@@ -1,5 +1,5 @@
 import type { ClassesSolveResult } from '../solve/classes/result.js';
-import { percentileLines } from './format.js';
+import { percentileText } from './format.js';
 
 const ms = (s: number): string => `${(s * 1e3).toFixed(4)} ms`;
 
@@ -17,9 +17,9 @@ export function formatClassesSolve(r: ClassesSolveResult): string {
         (limit === null ? 'never served alone within S' : `served alone from ${limit} waiting`),
     );
   });
-  // One class: the single-class solve's percentiles; several: why there are none.
-  if (r.single) lines.push(...percentileLines(r.single).map((l) => `class ${r.classes[0].name}: ${l.trim().replace(/^response time\s+/, 'response time ')}`));
-  else if (r.latencyUnavailable !== undefined) lines.push(`response time percentiles unavailable: ${r.latencyUnavailable}`);
+  // One class: the single-class solve's percentiles, under the class's name; several: why there are none.
+  const percentiles = percentileText(r.single ?? r);
+  if (percentiles !== undefined) lines.push(`${r.single ? `class ${r.classes[0].name}: ` : ''}response time ${percentiles}`);
   const curve = r.policy.switchingCurve;
   if (curve) {
     const shown = curve.slice(0, 24).map((v) => (v === null ? '–' : `${v}`)).join(' ');

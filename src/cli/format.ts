@@ -55,11 +55,17 @@ function figures(r: EvaluationResult): string[] {
 
 /** The percentiles line, or why there are none; nothing when they were skipped. */
 export function percentileLines(r: Pick<EvaluationResult, 'latency' | 'latencyUnavailable'>): string[] {
+  const text = percentileText(r);
+  return text === undefined ? [] : [`  response time       ${text}`];
+}
+
+/** The five percentiles in milliseconds with their accuracy, or why there are none; undefined when they were skipped. */
+export function percentileText(r: Pick<EvaluationResult, 'latency' | 'latencyUnavailable'>): string | undefined {
   const l = r.latency;
-  if (!l) return r.latencyUnavailable === undefined ? [] : [`  response time       percentiles unavailable: ${r.latencyUnavailable}`];
+  if (!l) return r.latencyUnavailable === undefined ? undefined : `percentiles unavailable: ${r.latencyUnavailable}`;
   const at = (name: string, s: number): string => `${name} ${(s * 1e3).toPrecision(3)} ms`;
   const q = [at('p50', l.p50), at('p90', l.p90), at('p95', l.p95), at('p99', l.p99), at('p99.9', l.p999)].join('  ');
-  return [`  response time       ${q}  (±${l.accuracy.percentileRelative.toPrecision(1)} relative)`];
+  return `${q}  (±${l.accuracy.percentileRelative.toPrecision(1)} relative)`;
 }
 
 /** What each way of stopping short of convergence means for the figures above it. */

@@ -29,11 +29,6 @@ export interface ClassesSolveOptions {
    * automatic growth by aborting `signal`.
    */
   readonly onBox?: (S: readonly number[]) => void;
-  /**
-   * Response-time percentiles (default true): one class, the single-class solve's (docs/model.md
-   * §9); several classes, the reason they are missing (SEVERAL_CLASSES_PERCENTILES).
-   */
-  readonly percentiles?: boolean;
   /** Threads of the f64 sweeps (default: every core for boxes of PARALLEL_MIN_STATES states or more, else 1). */
   readonly threads?: number;
   /**
@@ -148,7 +143,7 @@ export async function solveClassesScenario(input: unknown, opts: ClassesSolveOpt
           tailMass: tail,
           sweepWork: sweepWork(model),
         },
-        ...(opts.percentiles !== false ? { latencyUnavailable: SEVERAL_CLASSES_PERCENTILES } : {}),
+        latencyUnavailable: SEVERAL_CLASSES_PERCENTILES,
       };
     }
     warm = { values: out.values, S: S.slice() };
@@ -163,7 +158,7 @@ export async function solveClassesScenario(input: unknown, opts: ClassesSolveOpt
  * its arrivals replacing the batch), which neither the single-class mixture nor the transform
  * recursion of §9 (both ordered by k falling and m rising) covers.
  */
-export const SEVERAL_CLASSES_PERCENTILES =
+const SEVERAL_CLASSES_PERCENTILES =
   'per-class percentiles are not computed for several classes yet: the tagged request’s passage runs over the other classes’ queues too, with cycles (a batch of another class can leave every count as it was) that the single-class methods of docs/model.md §9 do not cover; the per-class means are exact';
 
 /**
@@ -256,7 +251,7 @@ async function fromSingleClass(scenario: ValidatedClassesScenario, opts: Classes
   const cl = scenario.params.classes[0];
   const single = await solveScenario(
     { params: singleClassParams(scenario.params), solver: { ...scenario.solver, maxQueue: cl.maxQueue } },
-    { signal: opts.signal, onProgress: progressWithBox(opts), progressEvery: opts.progressEvery, percentiles: opts.percentiles !== false, ...(opts.initialMaxQueue ? { initialMaxQueue: opts.initialMaxQueue[0] } : {}) },
+    { signal: opts.signal, onProgress: progressWithBox(opts), progressEvery: opts.progressEvery, ...(opts.initialMaxQueue ? { initialMaxQueue: opts.initialMaxQueue[0] } : {}) },
   );
   const actions = single.policy.actions;
   const s = single.solver;
