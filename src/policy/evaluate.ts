@@ -99,7 +99,7 @@ export function tailQuantile(p: ModelParams, policy: Policy, mass: number, opts:
   const pol = broadcastPolicy(policy, proc.phases);
   assertStable(p, proc, pol);
   const table = opts.table ?? buildArrivalTable(p, opts.signal);
-  for (const sol of extendedSolutions(p, proc, pol, table, { ...opts, sizing: true })) {
+  for (const sol of extendedSolutions(p, proc, pol, table, { ...opts, sizing: mass })) {
     const nu = sol.stationary;
     if (sol.top < mass) return upperQuantile(sol.levels, (s) => levelMass(nu, proc.phases, s), mass);
     if (sol.decay !== undefined) {

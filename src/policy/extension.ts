@@ -128,6 +128,38 @@ function firstExtensionLevels(M: number, tableLevels: number, minLevels: number,
   return Math.max(M > 1 ? measurable : tableLevels + 2 * reach, minLevels, 64);
 }
 
+/**
+ * The mass past the table that an evaluation's first extension is sized for: a solved policy's
+ * (the automatic search for S grows S until the top B levels of its table hold less than 1e-9,
+ * solve/maxQueue.ts TAIL_MASS_BOUND). A heavier tail grows the extension as before.
+ */
+const PAST_TABLE_MASS = 1e-9;
+
+/**
+ * Levels where a tail of PAST_TABLE_MASS past the table (or past minLevels), decaying by e^(−θ) a
+ * level, leaves the top window 10× under EXTENSION_TOP_MASS, the distorted top window included:
+ * with a slow decay (gamma service near capacity: e^(−θ·reach) ≈ 2e-3) two windows past the table
+ * fall short and cost a second solve, where the levels beyond them are mostly copies (chainSweep.ts).
+ * 0 when there is no decay (the load is not below the tail batch's capacity).
+ */
+function decayedFirstLevels(theta: number, tableLevels: number, minLevels: number, reach: number): number {
+  if (!(theta > 0)) return 0;
+  return Math.max(tableLevels, minLevels) + reach + Math.ceil(Math.log((10 * PAST_TABLE_MASS) / EXTENSION_TOP_MASS) / theta);
+}
+
+/**
+ * A sizing's first levels (one phase: several start with the windows their read needs). The read
+ * is either the top under the quantile's mass or a clean decay, which needs four windows past the
+ * table: where the decay says the first extension's top (about e^(−θ·reach) of the whole mass,
+ * the table being short) cannot be under the mass, it starts at the smaller of the levels that
+ * put it there and those four windows, as the doubling after a first solve would have.
+ */
+function sizingFirstLevels(M: number, theta: number, tableLevels: number, reach: number, mass: number, first: number): number {
+  if (M > 1 || !(theta > 0)) return first;
+  const underMass = tableLevels + reach + Math.ceil(Math.log(10 / mass) / theta);
+  return underMass <= first ? first : Math.min(underMass, 2 * first);
+}
+
 function unsettled(M: number, maxLevels: number, needed: number): LimitError {
   return new LimitError(
     'policy',
@@ -156,7 +188,8 @@ export function evaluationPastBound(proc: MmppProcess, table: ArrivalTable, S: n
 
 /**
  * Solves the policy's chain extended past its table by serving min(s, tailBatch), growing the
- * extension until the caller stops asking. Each growth jumps to where the measured decay of
+ * extension until the caller stops asking. The first size is where the exact decay puts a solved
+ * policy's tail under the target (decayedFirstLevels; for a sizing, sizingFirstLevels). Each growth jumps to where the measured decay of
  * the tail puts the top mass below the target (at most ×2), or where the homogeneous tail's
  * exact decay puts it when the windows show no clean one (doubling instead where `sizing`), so a
  * deep queue costs one or two solves instead of a ladder of doublings; and, unless `sizing`,
@@ -168,7 +201,7 @@ export function* extendedSolutions(
   proc: MmppProcess,
   policy: Policy,
   table: ArrivalTable,
-  opts: { readonly signal?: AbortSignal; readonly minLevels?: number; readonly sizing?: boolean },
+  opts: { readonly signal?: AbortSignal; readonly minLevels?: number; readonly sizing?: number },
 ): Generator<ExtendedSolution> {
   const M = proc.phases;
   const { lo, hi, reach } = extensionReach(table, policy);
@@ -177,11 +210,13 @@ export function* extendedSolutions(
   const mixedModes = M > 1;
   const from = homogeneousFrom(policy);
   // An evaluation needs the top below EXTENSION_TOP_MASS; a caller sizing a truncation (`sizing`:
-  // evaluate.ts tailQuantile) reads a quantile off the first clean decay, past the bound too.
-  const evaluating = opts.sizing !== true;
-  // The homogeneous tail's decay, computed only where the windows show none (a root search under MMPP).
-  let theta: number | undefined;
-  let n = firstExtensionLevels(M, tableLevels, opts.minLevels ?? 0, reach);
+  // evaluate.ts tailQuantile, the quantile's mass) reads a quantile off the first clean decay, past the bound too.
+  const evaluating = opts.sizing === undefined;
+  // The homogeneous tail's exact decay, e^(−θ) a level (model/queueEstimate.ts batchDecay).
+  const theta = batchDecay(p, policy.tailBatch);
+  const first = firstExtensionLevels(M, tableLevels, opts.minLevels ?? 0, reach);
+  const sized = opts.sizing === undefined ? decayedFirstLevels(theta, tableLevels, opts.minLevels ?? 0, reach) : sizingFirstLevels(M, theta, tableLevels, reach, opts.sizing, first);
+  let n = Math.max(first, Math.min(maxLevels, sized));
   // The levels known to be needed: the first size, more than one whose top held too much, or where a clean decay puts the end.
   let needed = n;
   for (;;) {
@@ -212,10 +247,10 @@ export function* extendedSolutions(
       const windows = Math.log(EXTENSION_TOP_MASS / (10 * Math.max(top, Number.MIN_VALUE))) / Math.log(perReach);
       needed = Math.max(n + reach, Math.ceil(n + windows * reach * 1.1));
       next = Math.min(2 * n, needed);
-    } else if (evaluating && (theta ??= batchDecay(p, policy.tailBatch)) > 0) {
+    } else if (evaluating && theta > 0) {
       // No decay read off the windows (mixed phases, or one too slow for three windows to tell):
-      // the homogeneous tail's own, e^(−θ) a level (model/queueEstimate.ts batchDecay), no faster
-      // than the modes the windows mix, puts the same end at once instead of by doublings.
+      // the homogeneous tail's own, no faster than the modes the windows mix, puts the same end
+      // at once instead of by doublings.
       const more = Math.log((10 * Math.max(top, Number.MIN_VALUE)) / EXTENSION_TOP_MASS) / theta;
       needed = next = Math.max(n + reach, Math.ceil(n + more * 1.1));
     }
